@@ -1,0 +1,105 @@
+"""The event store contract: what every implementation (Redis Streams, embedded) guarantees.
+
+The store knows nothing of Svara. A *stream* is named by the caller (`table:<id>`,
+`wallet:<user>`); each holds opaque event bytes at versions 1, 2, 3 ... See DESIGN.md,
+"The event log", for the guarantees; `tests/store_contract.py` checks them for every store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Literal, Protocol
+
+import msgspec
+
+
+class StoredEvent(msgspec.Struct, frozen=True):
+    version: int
+    data: bytes  # the encoded event, exactly as appended
+    at: float  # seconds since the epoch, as given by the appender
+    hash: str  # lowercase hex sha256 chain hash of this entry (see events.store.chain)
+    action_id: str | None = None
+
+
+class AppendResult(msgspec.Struct, frozen=True):
+    status: Literal["appended", "duplicate", "conflict"]
+    # appended: the version of the last event written; duplicate: the version the first
+    # attempt of this action_id wrote up to; conflict: the stream's current version.
+    version: int
+
+
+class Snapshot(msgspec.Struct, frozen=True):
+    version: int
+    data: bytes
+
+
+class StoreUnavailable(Exception):
+    """The backing store cannot be reached. Nothing was written (the API answers 503)."""
+
+
+class ChainBroken(Exception):
+    """The stored hash chain does not match the stored bytes."""
+
+    def __init__(self, stream: str, version: int, reason: str) -> None:
+        super().__init__(f"{stream}: hash chain broken at version {version}: {reason}")
+        self.stream = stream
+        self.version = version
+        self.reason = reason
+
+
+class SubscriberTooSlow(Exception):
+    """A subscriber's bounded queue overflowed; it should resume from its last version."""
+
+
+class EventStore(Protocol):
+    async def append(
+        self,
+        stream: str,
+        events: Sequence[bytes],
+        *,
+        expected_version: int,
+        action_id: str | None = None,
+        at: float | None = None,
+    ) -> AppendResult:
+        """Append all of `events` (or none) iff the stream is at `expected_version`.
+
+        A known `action_id` returns `duplicate` with its first result and writes nothing; this
+        is checked before the version, atomically, so racing retries write exactly once.
+        """
+        ...
+
+    async def find_action(self, stream: str, action_id: str) -> int | None:
+        """The version an earlier append with this action_id wrote up to, if any."""
+        ...
+
+    async def read(self, stream: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with version > after, in order (an unknown stream reads as empty)."""
+        ...
+
+    async def version(self, stream: str) -> int:
+        """The stream's current version (0 for an unknown stream)."""
+        ...
+
+    def subscribe(self, stream: str, after: int) -> AsyncIterator[StoredEvent]:
+        """Every event after `after`, then live ones: no loss, no duplicate, in order.
+
+        Raises SubscriberTooSlow when the consumer falls behind its bounded queue.
+        """
+        ...
+
+    async def save_snapshot(self, stream: str, version: int, data: bytes) -> None:
+        """Cache a folded state at `version`; never required for correctness."""
+        ...
+
+    async def load_snapshot(self, stream: str) -> Snapshot | None:
+        ...
+
+    async def verify(self, stream: str) -> int:
+        """Recompute the hash chain; return the verified version or raise ChainBroken."""
+        ...
+
+    async def ping(self) -> bool:
+        ...
+
+    async def close(self) -> None:
+        ...

@@ -1,0 +1,125 @@
+"""Commands: what someone asks a table to do. Imperative names; the decider answers with events.
+
+Time and randomness come in with the command (`now`, `seed`), so the decider stays pure and
+replay stays deterministic. The service fills `seed` with `secrets.token_bytes(32)` on every
+command; the decider uses it only when the command leads to a new deal.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.game.settings import TableSettings
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True):
+    now: float  # seconds since the epoch, from the service's clock
+    seed: bytes = b""  # 32 random bytes; used only if this command deals cards
+
+
+class CreateTable(Command, frozen=True, kw_only=True):
+    table_id: str
+    settings: TableSettings
+    created_by: int  # user id
+
+
+class SitDown(Command, frozen=True, kw_only=True):
+    """Take a seat with chips already reserved from the wallet under `transfer_id`."""
+
+    user_id: int
+    name: str
+    buy_in: int
+    transfer_id: str
+    seat: int | None = None  # None: the first free seat
+
+
+class Leave(Command, frozen=True, kw_only=True):
+    """Stand up; a player still in the hand folds first. The stack goes back under `transfer_id`."""
+
+    user_id: int
+    transfer_id: str
+
+
+class PlaceBlind(Command, frozen=True, kw_only=True):
+    user_id: int
+    amount: int
+
+
+class Pass(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class Look(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class Call(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class Raise(Command, frozen=True, kw_only=True):
+    user_id: int
+    amount: int  # the new level ("raise to"), as in API.md
+
+
+class Fold(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class JoinSvara(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class SkipSvara(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class SitIn(Command, frozen=True, kw_only=True):
+    user_id: int
+
+
+class Tick(Command, frozen=True, kw_only=True):
+    """The clock reached `state.deadline`: time out the turn, close the svara join window, or
+    start the next hand. Refused with `not_due` before the deadline, so timers may fire early,
+    twice, or on several processes: at most one Tick per deadline is ever appended."""
+
+
+PlayerCommand = PlaceBlind | Pass | Look | Call | Raise | Fold | JoinSvara | SkipSvara | SitIn
+TableCommand = CreateTable | SitDown | Leave | PlayerCommand | Tick
+
+ActionType = Literal[
+    "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"
+]
+ACTION_TYPES: tuple[str, ...] = (
+    "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in",
+)
+_NEEDS_AMOUNT = {"blind": PlaceBlind, "raise": Raise}
+_NO_AMOUNT: dict[str, type[PlayerCommand]] = {
+    "pass": Pass,
+    "look": Look,
+    "call": Call,
+    "fold": Fold,
+    "join_svara": JoinSvara,
+    "skip_svara": SkipSvara,
+    "sit_in": SitIn,
+}
+
+
+def command_for_action(
+    action: str, *, user_id: int, amount: int | None, now: float, seed: bytes = b""
+) -> PlayerCommand:
+    """Map an API action (`type` + optional `amount`) to its command.
+
+    Raises GameError `unknown_action` / `amount_required` with a message for people.
+    """
+    from service.game.errors import GameError
+
+    if action in _NEEDS_AMOUNT:
+        if amount is None:
+            raise GameError("amount_required", f"'{action}' needs an amount")
+        return _NEEDS_AMOUNT[action](user_id=user_id, amount=amount, now=now, seed=seed)
+    if action in _NO_AMOUNT:
+        return _NO_AMOUNT[action](user_id=user_id, now=now, seed=seed)
+    raise GameError("unknown_action", f"unknown action type {action!r}; one of {ACTION_TYPES}")
