@@ -1,0 +1,34 @@
+"""The `svara` console script: `svara score ...`, `svara serve ...`."""
+
+from __future__ import annotations
+
+import sys
+
+USAGE = """usage: svara <command> [args]
+
+commands:
+  score [CARD CARD CARD]   score a hand (or one hand per line on stdin)
+  serve [--host H] [--port P]   run the API, web app and bot
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(USAGE, end="")
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command == "score":
+        from service.game.score_cli import main as score_main
+
+        return score_main(rest)
+    if command == "serve":
+        from service.api.serve import main as serve_main
+
+        return serve_main(rest)
+    print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,67 @@
+"""What the adapters (API, bot) may ask of the application layer. One path for every command.
+
+`service.tables.service.TableService` implements this; the API and the bot depend only on
+this protocol, so they can be tested against the real service on any store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, Protocol
+
+import msgspec
+
+from service.game.settings import TableSettings
+
+JSON = dict[str, Any]
+
+
+class User(msgspec.Struct, frozen=True):
+    id: int
+    name: str
+
+
+class ServiceError(Exception):
+    """A refused request with its HTTP status and API.md error code."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra  # e.g. {"version": 7} for version_conflict
+
+
+class Tables(Protocol):
+    async def create_table(self, user: User, settings: TableSettings, *, practice_bots: int = 0) -> str: ...
+
+    async def list_tables(self) -> list[JSON]: ...
+
+    async def me(self, user: User) -> JSON: ...
+
+    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
+
+    async def leave(self, user: User, table_id: str) -> JSON: ...
+
+    async def act(
+        self,
+        user: User,
+        table_id: str,
+        *,
+        action_id: str,
+        type: str,
+        amount: int | None = None,
+        expected_version: int | None = None,
+    ) -> int:
+        """Apply a player action; the table's version after it. Retried action_id: same answer."""
+        ...
+
+    async def view(self, user: User | None, table_id: str) -> JSON: ...
+
+    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]: ...
+
+    def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
+        """Projected events `{"version","type","at","data"}` after `after`, then live ones."""
+        ...
+
+    async def audit(self, table_id: str, hand: int) -> JSON: ...
