@@ -25,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     if command == "serve":
         from service.api.serve import main as serve_main
 
-        return serve_main(rest)
+        status: int = serve_main(rest)
+        return status
     print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
     return 2
 

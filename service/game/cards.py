@@ -18,6 +18,7 @@ JOKER = "7c"
 RANK_VALUE: dict[str, int] = {"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
 
 _SUIT_ALIASES = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}
+_NOTATION = "a card is a rank (7 8 9 T J Q K A) and a suit (c d h s)"
 
 
 class CardError(ValueError):
@@ -28,13 +29,13 @@ def parse_card(text: str) -> str:
     """Normalise one card (`7C`, `10d`, `A♠` are accepted) or raise CardError."""
     raw = text.strip()
     if len(raw) < 2:
-        raise CardError(f"bad card {text!r}: a card is a rank (7 8 9 T J Q K A) and a suit (c d h s)")
+        raise CardError(f"bad card {text!r}: {_NOTATION}")
     rank, suit = raw[:-1].upper(), raw[-1]
     suit = _SUIT_ALIASES.get(suit, suit.lower())
     if rank == "10":
         rank = "T"
     if rank not in RANK_VALUE or suit not in SUITS:
-        raise CardError(f"bad card {text!r}: a card is a rank (7 8 9 T J Q K A) and a suit (c d h s)")
+        raise CardError(f"bad card {text!r}: {_NOTATION}")
     return rank + suit
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 import msgspec
 
+from service.game.errors import GameError
 from service.game.settings import TableSettings
 
 
@@ -93,10 +94,18 @@ ActionType = Literal[
     "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"
 ]
 ACTION_TYPES: tuple[str, ...] = (
-    "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in",
+    "blind",
+    "pass",
+    "look",
+    "call",
+    "raise",
+    "fold",
+    "join_svara",
+    "skip_svara",
+    "sit_in",
 )
-_NEEDS_AMOUNT = {"blind": PlaceBlind, "raise": Raise}
-_NO_AMOUNT: dict[str, type[PlayerCommand]] = {
+_NEEDS_AMOUNT: dict[str, type[PlaceBlind] | type[Raise]] = {"blind": PlaceBlind, "raise": Raise}
+_NO_AMOUNT: dict[str, type[Pass | Look | Call | Fold | JoinSvara | SkipSvara | SitIn]] = {
     "pass": Pass,
     "look": Look,
     "call": Call,
@@ -114,8 +123,6 @@ def command_for_action(
 
     Raises GameError `unknown_action` / `amount_required` with a message for people.
     """
-    from service.game.errors import GameError
-
     if action in _NEEDS_AMOUNT:
         if amount is None:
             raise GameError("amount_required", f"'{action}' needs an amount")

@@ -33,7 +33,7 @@ def compute_score(cards: Sequence[str], options: ScoringOptions = DEFAULT_SCORIN
 
     if has_joker:
         others = [c for c in cards if c != JOKER]
-        (r1, s1), (r2, s2) = others[0], others[1]
+        r1, s1, r2, s2 = others[0][0], others[0][1], others[1][0], others[1][1]
         v1, v2 = RANK_VALUE[r1], RANK_VALUE[r2]
         if r1 == r2:  # row 3: joker + a pair
             candidates.append(11 + v1 + v2 if options.joker_pair == "sum" else 3 * v1)
@@ -42,8 +42,8 @@ def compute_score(cards: Sequence[str], options: ScoringOptions = DEFAULT_SCORIN
         candidates.append(11 + max(v1, v2))  # row 7
     else:  # row 8: the best single suit
         by_suit: dict[str, int] = {}
-        for rank, suit in cards:
-            by_suit[suit] = by_suit.get(suit, 0) + RANK_VALUE[rank]
+        for card in cards:
+            by_suit[card[1]] = by_suit.get(card[1], 0) + RANK_VALUE[card[0]]
         candidates.append(max(by_suit.values()))
     return max(candidates)
 
