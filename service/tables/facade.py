@@ -33,7 +33,9 @@ class ServiceError(Exception):
 
 
 class Tables(Protocol):
-    async def create_table(self, user: User, settings: TableSettings, *, practice_bots: int = 0) -> str: ...
+    async def create_table(
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+    ) -> str: ...
 
     async def list_tables(self) -> list[JSON]: ...
 
@@ -58,7 +60,9 @@ class Tables(Protocol):
 
     async def view(self, user: User | None, table_id: str) -> JSON: ...
 
-    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]: ...
+    async def events(
+        self, user: User | None, table_id: str, after: int
+    ) -> tuple[int, list[JSON]]: ...
 
     def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
         """Projected events `{"version","type","at","data"}` after `after`, then live ones."""
