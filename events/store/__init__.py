@@ -1,0 +1,23 @@
+"""The event store: Redis Streams in production, fakeredis (same Lua) when embedded."""
+
+from events.store.base import (
+    AppendResult,
+    ChainBroken,
+    EventStore,
+    Snapshot,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+)
+from events.store.factory import open_store
+
+__all__ = [
+    "AppendResult",
+    "ChainBroken",
+    "EventStore",
+    "Snapshot",
+    "StoreUnavailable",
+    "StoredEvent",
+    "SubscriberTooSlow",
+    "open_store",
+]

@@ -1,0 +1,124 @@
+"""`open_store(REDIS_URL)`: the one way the service gets its event store.
+
+- None or ""                                → embedded store (fakeredis, Lua via lupa, in-process)
+- redis://host:port/db (or rediss://)       → one Redis server
+- redis+cluster://host:port (or ?cluster=1) → Redis Cluster, seeded from that node
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import fakeredis
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from events.store.base import EventStore, StoreUnavailable
+from events.store.redis_store import RedisEventStore
+
+BLOCK_MS = 5000
+# The reader's socket must outlive its blocking XREAD, or every idle read would look like an
+# outage; every other command gets a short timeout so an outage turns into 503s quickly.
+READER_SOCKET_TIMEOUT = BLOCK_MS / 1000 + 5
+COMMAND_SOCKET_TIMEOUT = 5.0
+CONNECT_TIMEOUT = 2.0
+
+
+def _no_retry() -> Retry:
+    # The store decides what is safe to retry (reads yes, appends only via action_id).
+    return Retry(NoBackoff(), 0)
+
+
+def _split_cluster(url: str) -> tuple[str, bool]:
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query)
+    cluster = parts.scheme.endswith("+cluster") or any(
+        k == "cluster" and v.lower() in ("1", "true", "yes") for k, v in query
+    )
+    scheme = parts.scheme.removesuffix("+cluster")
+    rest = urlencode([(k, v) for k, v in query if k != "cluster"])
+    return urlunsplit((scheme, parts.netloc, parts.path, rest, parts.fragment)), cluster
+
+
+def open_store(
+    redis_url: str | None, *, block_ms: int = BLOCK_MS, queue_size: int = 1024
+) -> EventStore:
+    """An EventStore for `redis_url` (see the module docstring). Connects lazily."""
+    return open_redis_store(redis_url, block_ms=block_ms, queue_size=queue_size)
+
+
+def open_redis_store(
+    redis_url: str | None, *, block_ms: int = BLOCK_MS, queue_size: int = 1024
+) -> RedisEventStore:
+    """Like open_store, typed as the concrete class (tests and tools use its extras)."""
+    reader_timeout = block_ms / 1000 + 5
+    if not redis_url:
+        return _embedded(block_ms, queue_size)
+    url, cluster = _split_cluster(redis_url)
+    if cluster:
+        return _cluster(url, block_ms, queue_size, reader_timeout)
+
+    client: Redis = Redis.from_url(
+        url,
+        socket_timeout=COMMAND_SOCKET_TIMEOUT,
+        socket_connect_timeout=CONNECT_TIMEOUT,
+        retry=_no_retry(),
+    )
+
+    async def connect_reader(_key: str) -> Redis:
+        return Redis.from_url(
+            url,
+            socket_timeout=reader_timeout,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            retry=_no_retry(),
+            single_connection_client=True,
+        )
+
+    return RedisEventStore(
+        client, connect_reader=connect_reader, block_ms=block_ms, queue_size=queue_size
+    )
+
+
+def _cluster(url: str, block_ms: int, queue_size: int, reader_timeout: float) -> RedisEventStore:
+    client: RedisCluster = RedisCluster.from_url(
+        url, socket_timeout=COMMAND_SOCKET_TIMEOUT, socket_connect_timeout=CONNECT_TIMEOUT
+    )
+
+    async def connect_reader(key: str) -> Redis:
+        # A blocking multi-key XREAD must stay in one slot and on the node that owns it.
+        await client.initialize()
+        node = client.get_node_from_key(key)
+        if node is None:
+            raise StoreUnavailable(f"no cluster node serves {key}")
+        return Redis(
+            host=node.host,
+            port=int(node.port),
+            socket_timeout=reader_timeout,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            retry=_no_retry(),
+            single_connection_client=True,
+        )
+
+    return RedisEventStore(
+        client,
+        connect_reader=connect_reader,
+        reader_group=client.keyslot,
+        block_ms=block_ms,
+        queue_size=queue_size,
+    )
+
+
+def _embedded(block_ms: int, queue_size: int) -> RedisEventStore:
+    """fakeredis as Redis 7 with Lua via lupa: the same functions.lua runs in-process."""
+    server = fakeredis.FakeServer(version=(7, 0))
+    client: Redis = fakeredis.aioredis.FakeRedis(server=server)
+
+    async def connect_reader(_key: str) -> Redis:
+        reader: Redis = fakeredis.aioredis.FakeRedis(server=server, single_connection_client=True)
+        return reader
+
+    return RedisEventStore(
+        client, connect_reader=connect_reader, block_ms=block_ms, queue_size=queue_size
+    )

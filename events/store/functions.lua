@@ -1,0 +1,80 @@
+#!lua name=svara_events_@TAG@
+-- The event store's server-side steps. Loaded as a Redis Function library (persisted in RDB
+-- and AOF, untouched by SCRIPT FLUSH); the Python side reloads it if FCALL finds it missing.
+-- @TAG@ is replaced by a digest of this file, so two code versions never overwrite each other.
+-- Every key is passed in KEYS and all share one hash tag: cluster-safe.
+
+local ZERO = '0000000000000000000000000000000000000000000000000000000000000000'
+
+-- The stream's last version and chain hash (0 and ZERO when it has no entries).
+local function head(events)
+  local last = redis.call('XREVRANGE', events, '+', '-', 'COUNT', 1)
+  if #last == 0 then
+    return 0, ZERO
+  end
+  local version = tonumber(string.match(last[1][1], '^(%d+)-'))
+  local fields = last[1][2]
+  for i = 1, #fields, 2 do
+    if fields[i] == 'h' then
+      return version, fields[i + 1]
+    end
+  end
+  return version, ''
+end
+
+-- KEYS: events, actions
+-- ARGV: expected_version, prev_hash, action_id ('' for none), at, data_1, hash_1, ...
+-- Order matters: a known action_id answers before the version check, so racing retries of one
+-- command write exactly once. Nothing is written unless every check passed, and the first XADD
+-- is the only one that could fail (ids then strictly increase): all or nothing.
+local function append(keys, args)
+  local events, actions = keys[1], keys[2]
+  local expected = tonumber(args[1])
+  local prev, action, at = args[2], args[3], args[4]
+  if action ~= '' then
+    local done = redis.call('HGET', actions, action)
+    if done then
+      return {'duplicate', tonumber(done)}
+    end
+  end
+  local version, hash = head(events)
+  if version ~= expected then
+    return {'conflict', version, hash}
+  end
+  if hash ~= prev then
+    -- The caller chained from a stale or unknown head hash: tell it the right one.
+    return {'rehash', version, hash}
+  end
+  local n = (#args - 4) / 2
+  for i = 1, n do
+    local id = string.format('%d-0', expected + i)
+    if action ~= '' then
+      redis.call('XADD', events, id, 'd', args[3 + 2 * i], 'at', at, 'h', args[4 + 2 * i], 'a', action)
+    else
+      redis.call('XADD', events, id, 'd', args[3 + 2 * i], 'at', at, 'h', args[4 + 2 * i])
+    end
+  end
+  if action ~= '' then
+    redis.call('HSET', actions, action, expected + n)
+  end
+  return {'appended', expected + n}
+end
+
+-- KEYS: events, snapshot
+-- ARGV: version, data. Keeps the newest snapshot; refuses one beyond the stream's head.
+local function save_snapshot(keys, args)
+  local version = tonumber(args[1])
+  local head_version = head(keys[1])
+  if version > head_version then
+    return redis.error_reply('ERR snapshot version ' .. args[1] .. ' is ahead of the stream')
+  end
+  local current = tonumber(redis.call('HGET', keys[2], 'v') or '-1')
+  if current ~= nil and current > version then
+    return 0
+  end
+  redis.call('HSET', keys[2], 'v', args[1], 'd', args[2])
+  return 1
+end
+
+redis.register_function('svara_append_@TAG@', append)
+redis.register_function('svara_snapshot_@TAG@', save_snapshot)

@@ -1,0 +1,224 @@
+"""Live fan-out: one blocking XREAD reader per process, many bounded subscriber queues.
+
+Streams with local subscribers are grouped by where a single XREAD can reach them: on one Redis
+that is one group (one reader task, one dedicated connection); on Redis Cluster a multi-key
+XREAD must stay inside one hash slot, so there is one group per slot in use. Each reader blocks
+on `XREAD BLOCK` with a socket timeout above the block time; when a stream joins a group the
+reader is woken with `CLIENT UNBLOCK` from a second (control) connection so it re-issues the
+read with the new stream list.
+
+The hub only delivers; gap-freeness is the subscriber's job (`RedisEventStore.subscribe`): it
+drops versions it has already seen and fetches any gap itself, so the hand-over from catch-up
+to live can neither lose nor duplicate an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Any
+
+import redis.exceptions as rexc
+from redis.asyncio import Redis
+
+from events.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow
+from events.store.entries import raw, to_events
+
+log = logging.getLogger(__name__)
+
+# Given a key, a new client with ONE dedicated connection to the server holding that key.
+Connect = Callable[[str], Awaitable["Redis"]]
+
+
+class Subscription:
+    """One subscriber's bounded queue. `error` is set when it must stop."""
+
+    def __init__(self, size: int) -> None:
+        self.queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue(maxsize=size)
+        self.error: Exception | None = None
+
+    def offer(self, event: StoredEvent) -> bool:
+        try:
+            self.queue.put_nowait(event)
+        except asyncio.QueueFull:
+            self.fail(SubscriberTooSlow("subscriber queue overflowed; resume from your version"))
+            return False
+        return True
+
+    def fail(self, error: Exception) -> None:
+        if self.error is None:
+            self.error = error
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(None)  # wake a consumer blocked on get()
+
+    async def next(self) -> StoredEvent:
+        if self.error is not None:
+            raise self.error
+        item = await self.queue.get()
+        if item is None or self.error is not None:
+            raise self.error or StoreUnavailable("subscription closed")
+        return item
+
+
+class _Group:
+    def __init__(self) -> None:
+        self.positions: dict[str, int] = {}  # events key -> last version read by the hub
+        self.subs: dict[str, set[Subscription]] = {}
+        self.task: asyncio.Task[None] | None = None
+        self.reader: Redis | None = None
+        self.control: Redis | None = None
+        self.reader_id: int | None = None
+        self.in_flight = False
+        self.changed = False
+        self.waking = False
+
+
+class Hub:
+    def __init__(
+        self,
+        connect: Connect,
+        group_of: Callable[[str], Hashable],
+        *,
+        block_ms: int = 5000,
+        queue_size: int = 1024,
+        count: int = 1000,
+    ) -> None:
+        self._connect = connect
+        self._group_of = group_of
+        self._block_ms = block_ms
+        self._queue_size = queue_size
+        self._count = count
+        self._groups: dict[Hashable, _Group] = {}
+        self._closed = False
+        self._wakers: set[asyncio.Task[None]] = set()
+
+    def register(self, key: str, from_version: int) -> tuple[Subscription, int]:
+        """Add a subscriber to stream `key`; return it and the hub's position in that stream.
+
+        Everything the hub reads after this call (versions above the returned position) reaches
+        the subscriber; if the position is past `from_version` the subscriber fills the gap.
+        """
+        if self._closed:
+            raise StoreUnavailable("store closed")
+        group = self._groups.setdefault(self._group_of(key), _Group())
+        sub = Subscription(self._queue_size)
+        if key not in group.positions:
+            group.positions[key] = from_version
+            group.changed = True
+        group.subs.setdefault(key, set()).add(sub)
+        if group.task is None or group.task.done():
+            group.task = asyncio.create_task(self._run(group, key))
+        elif group.changed and not group.waking:
+            group.waking = True
+            task = asyncio.create_task(self._wake(group, key))
+            self._wakers.add(task)
+            task.add_done_callback(self._wakers.discard)
+        return sub, group.positions[key]
+
+    def unregister(self, key: str, sub: Subscription) -> None:
+        group = self._groups.get(self._group_of(key))
+        if group is None:
+            return
+        subs = group.subs.get(key)
+        if subs is not None:
+            subs.discard(sub)
+            if not subs:
+                del group.subs[key]
+                del group.positions[key]  # the reader drops it at its next read
+
+    async def close(self) -> None:
+        self._closed = True
+        for group in self._groups.values():
+            if group.task is not None:
+                group.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await group.task
+            for subs in group.subs.values():
+                for sub in subs:
+                    sub.fail(StoreUnavailable("store closed"))
+            await self._drop_connections(group)
+        self._groups.clear()
+
+    async def _wake(self, group: _Group, key: str) -> None:
+        """Interrupt the reader's blocking XREAD so it picks up a new stream."""
+        try:
+            while group.changed and group.in_flight and group.reader_id is not None:
+                if group.control is None:
+                    group.control = await self._connect(key)
+                if await group.control.execute_command("CLIENT UNBLOCK", group.reader_id):  # type: ignore[no-untyped-call]
+                    return
+                await asyncio.sleep(0.002)  # the XREAD was not sent yet: try again
+        except Exception:  # the reader's own block timeout still picks the stream up
+            log.warning("could not wake the stream reader", exc_info=True)
+        finally:
+            group.waking = False
+
+    async def _run(self, group: _Group, first_key: str) -> None:
+        backoff = 0.05
+        while group.positions and not self._closed:
+            try:
+                if group.reader is None:
+                    sample = next(iter(group.positions), first_key)
+                    group.reader = await self._connect(sample)
+                    group.reader.set_response_callback("XREAD", raw)
+                    cid = await group.reader.execute_command("CLIENT ID")  # type: ignore[no-untyped-call]
+                    group.reader_id = int(cid)
+                keys = list(group.positions)
+                ids = [f"{group.positions[k]}-0" for k in keys]
+                group.changed = False
+                group.in_flight = True
+                try:
+                    reply = await group.reader.execute_command(  # type: ignore[no-untyped-call]
+                        "XREAD",
+                        "COUNT",
+                        self._count,
+                        "BLOCK",
+                        self._block_ms,
+                        "STREAMS",
+                        *keys,
+                        *ids,
+                    )
+                finally:
+                    group.in_flight = False
+                backoff = 0.05
+                self._dispatch(group, reply)
+            except asyncio.CancelledError:
+                raise
+            except (rexc.RedisError, OSError) as exc:
+                # Redis restarting, a failover or a moved slot: reconnect and resume from the
+                # positions we hold; nothing is lost because the stream keeps every event.
+                log.warning("stream reader: %s; reconnecting in %.2fs", exc, backoff)
+                await self._drop_connections(group)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+        await self._drop_connections(group)
+        if group.positions and not self._closed:  # a subscriber arrived while we were stopping
+            group.task = asyncio.create_task(self._run(group, first_key))
+
+    def _dispatch(self, group: _Group, reply: Any) -> None:
+        # RESP2 gives [[key, entries], ...]; a RESP3-style server (fakeredis) gives a map.
+        pairs = reply.items() if isinstance(reply, dict) else (reply or ())
+        for raw_key, entries in pairs:
+            key = raw_key.decode() if isinstance(raw_key, bytes) else str(raw_key)
+            if key not in group.positions:
+                continue  # unsubscribed while the read was in flight
+            events = to_events(entries)
+            if not events:
+                continue
+            group.positions[key] = max(group.positions[key], events[-1].version)
+            for sub in list(group.subs.get(key, ())):
+                for event in events:
+                    if not sub.offer(event):
+                        self.unregister(key, sub)
+                        break
+
+    @staticmethod
+    async def _drop_connections(group: _Group) -> None:
+        for client in (group.reader, group.control):
+            if client is not None:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
+        group.reader = group.control = None
+        group.reader_id = None

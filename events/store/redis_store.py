@@ -1,0 +1,340 @@
+"""The event store on Redis Streams (one server, Redis Cluster, or fakeredis when embedded).
+
+One class serves every backend: the check-and-append runs in the Redis Function library in
+`functions.lua`, so the embedded store (fakeredis + lupa) executes the very same Lua as
+production. Each stream is `svara:{<stream>}:events` with entry ids `<version>-0`, so a
+version is an entry id and "after N" is a direct XRANGE/XREAD position.
+
+Chain hashes are computed here (Lua has no sha256) from the head hash of the version the
+caller decided on; the function checks atomically that the version *and* that head hash still
+match. The head hash of the last seen entry is cached per stream, so an append normally costs
+one round trip; a cache miss costs one more (the function answers `rehash` with the head).
+
+Failure model: redis-py's own retries are off. An unreachable or timed-out Redis raises
+StoreUnavailable. A function call is atomic, so an append is never half-written; if the
+connection dies after the command was sent its outcome is unknown, and retrying with the same
+action_id is always safe (it returns `duplicate` if the first attempt landed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator, Sequence
+from importlib.resources import files
+from typing import Any, TypeVar
+
+import redis.exceptions as rexc
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from events.store.base import (
+    AppendResult,
+    ChainBroken,
+    Snapshot,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+)
+from events.store.chain import ZERO_HASH, chain, find_break
+from events.store.entries import raw, to_event, to_events
+from events.store.hub import Connect, Hub
+from events.store.keys import check_stream, keys_for
+
+_TEMPLATE = files("events.store").joinpath("functions.lua").read_text()
+TAG = hashlib.sha1(_TEMPLATE.encode()).hexdigest()[:12]
+LIBRARY_CODE = _TEMPLATE.replace("@TAG@", TAG)
+FN_APPEND = f"svara_append_{TAG}"
+FN_SNAPSHOT = f"svara_snapshot_{TAG}"
+
+PAGE = 5000  # entries per XRANGE: big enough for speed, small enough not to stall Redis
+_HEAD_CACHE_LIMIT = 50_000
+_UNKNOWN_HASH = "?"  # never equals a stored hash: makes the function answer `rehash`
+
+_UNAVAILABLE = (
+    rexc.ConnectionError,
+    rexc.TimeoutError,
+    rexc.ClusterDownError,
+    rexc.TryAgainError,
+    rexc.MasterDownError,
+    OSError,
+)
+
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def unavailable_as_typed() -> Iterator[None]:
+    """Map every "Redis cannot be reached" failure to StoreUnavailable (HTTP 503)."""
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StoreUnavailable(f"event store unreachable: {exc}") from exc
+
+
+class RedisEventStore:
+    """EventStore on a redis-py asyncio client (plain, cluster or fakeredis)."""
+
+    def __init__(
+        self,
+        client: Redis | RedisCluster,
+        *,
+        connect_reader: Connect,
+        reader_group: Callable[[str], Hashable] = lambda _key: 0,
+        block_ms: int = 5000,
+        queue_size: int = 1024,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self._client = client
+        client.set_response_callback("XRANGE", raw)
+        client.set_response_callback("XREVRANGE", raw)
+        self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size)
+        self._heads: dict[str, tuple[int, str]] = {}
+        self._loaded = False
+        self._on_close = on_close
+
+    # -- appending ---------------------------------------------------------------------------
+
+    async def append(
+        self,
+        stream: str,
+        events: Sequence[bytes],
+        *,
+        expected_version: int,
+        action_id: str | None = None,
+        at: float | None = None,
+    ) -> AppendResult:
+        keys = keys_for(stream)
+        if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+            raise TypeError("expected_version must be an int")
+        if expected_version < 0:
+            raise ValueError("expected_version must be >= 0")
+        if isinstance(events, (bytes, bytearray, memoryview)):
+            raise TypeError("events must be a sequence of bytes objects, not one bytes object")
+        datas = [bytes(e) for e in events]
+        if not datas:
+            raise ValueError("append needs at least one event")
+        if action_id is not None and (not isinstance(action_id, str) or not action_id):
+            raise ValueError("action_id must be a non-empty string")
+        stamp = repr(float(time.time() if at is None else at))
+
+        cached = self._heads.get(stream)
+        if expected_version == 0:
+            prev = ZERO_HASH
+        elif cached is not None and cached[0] == expected_version:
+            prev = cached[1]
+        else:
+            prev = _UNKNOWN_HASH
+        for _ in range(3):
+            hashes = chain(prev, datas) if prev != _UNKNOWN_HASH else [""] * len(datas)
+            args: list[Any] = [expected_version, prev, action_id or "", stamp]
+            for data, h in zip(datas, hashes, strict=True):
+                args += (data, h)
+            reply = await self._fcall(FN_APPEND, [keys.events, keys.actions], args)
+            status = reply[0].decode()
+            version = int(reply[1])
+            if status == "appended":
+                self._remember(stream, version, hashes[-1])
+                return AppendResult("appended", version)
+            if status == "duplicate":
+                return AppendResult("duplicate", version)
+            head_hash = reply[2].decode(errors="replace")
+            self._remember(stream, version, head_hash)
+            if status == "conflict":
+                return AppendResult("conflict", version)
+            # rehash: the version is right but we chained from an unknown/stale head hash.
+            try:
+                bytes.fromhex(head_hash)
+            except ValueError:
+                raise ChainBroken(stream, version, "stored head hash is not hex") from None
+            prev = head_hash
+        raise ChainBroken(stream, expected_version, "head hash kept changing under the append")
+
+    async def find_action(self, stream: str, action_id: str) -> int | None:
+        keys = keys_for(stream)
+        value = await self._read_op(self._client.hget, keys.actions, action_id)
+        return int(value) if value is not None else None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def read(
+        self, stream: str, after: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        keys = keys_for(stream)
+        if after < 0:
+            raise ValueError("after must be >= 0")
+        if limit is not None and limit <= 0:
+            return []
+        out: list[StoredEvent] = []
+        start = after
+        while True:
+            count = PAGE if limit is None else min(PAGE, limit - len(out))
+            entries = await self._read_op(
+                self._client.execute_command,
+                "XRANGE",
+                keys.events,
+                f"{start + 1}-0",
+                "+",
+                "COUNT",
+                count,
+            )
+            batch = to_events(entries)
+            out += batch
+            if len(batch) < count or (limit is not None and len(out) >= limit):
+                break
+            start = batch[-1].version
+        if out:
+            self._remember(stream, out[-1].version, out[-1].hash)
+        return out
+
+    async def version(self, stream: str) -> int:
+        keys = keys_for(stream)
+        entries = await self._read_op(
+            self._client.execute_command, "XREVRANGE", keys.events, "+", "-", "COUNT", 1
+        )
+        if not entries:
+            return 0
+        last = to_event(entries[0])
+        self._remember(stream, last.version, last.hash)
+        return last.version
+
+    async def subscribe(self, stream: str, after: int) -> AsyncIterator[StoredEvent]:
+        """Catch up with XRANGE pages, then hand over to the process's XREAD reader.
+
+        The hand-over is exact because we track `last` ourselves: live events at or below it are
+        dropped, and a gap (the reader was already past us) is fetched with XRANGE.
+        """
+        keys = keys_for(stream)
+        last = after
+        while True:
+            batch = await self.read(stream, last, PAGE)
+            for event in batch:
+                yield event
+                last = event.version
+            if len(batch) < PAGE:
+                break
+        sub, position = self._hub.register(keys.events, last)
+        try:
+            if position > last:
+                for event in await self.read(stream, last, position - last):
+                    yield event
+                    last = event.version
+            while True:
+                event = await sub.next()
+                if event.version <= last:
+                    continue
+                if event.version > last + 1:
+                    for missed in await self.read(stream, last, event.version - 1 - last):
+                        yield missed
+                        last = missed.version
+                    if event.version != last + 1:
+                        raise SubscriberTooSlow(
+                            f"{stream}: could not fill gap before {event.version}"
+                        )
+                yield event
+                last = event.version
+        finally:
+            self._hub.unregister(keys.events, sub)
+
+    # -- snapshots ---------------------------------------------------------------------------
+
+    async def save_snapshot(self, stream: str, version: int, data: bytes) -> None:
+        keys = keys_for(stream)
+        if version < 0:
+            raise ValueError("snapshot version must be >= 0")
+        try:
+            await self._fcall(FN_SNAPSHOT, [keys.events, keys.snapshot], [version, bytes(data)])
+        except rexc.ResponseError as exc:
+            raise ValueError(str(exc)) from exc
+
+    async def load_snapshot(self, stream: str) -> Snapshot | None:
+        """The cached snapshot, or None if there is none or its record is malformed."""
+        keys = keys_for(stream)
+        fields = await self._read_op(self._client.hmget, keys.snapshot, ["v", "d"])
+        version, data = fields
+        if version is None or data is None:
+            return None
+        try:
+            return Snapshot(version=int(version), data=data if isinstance(data, bytes) else b"")
+        except ValueError:
+            return None
+
+    # -- audit -------------------------------------------------------------------------------
+
+    async def verify(self, stream: str) -> int:
+        check_stream(stream)
+        last, head = 0, ZERO_HASH
+        while True:
+            batch = await self.read(stream, last, PAGE)
+            broken = find_break(batch, after=last, prev_hash=head)
+            if broken is not None:
+                raise ChainBroken(stream, broken[0], broken[1])
+            if batch:
+                last, head = batch[-1].version, batch[-1].hash
+            if len(batch) < PAGE:
+                return last
+
+    async def head_hash(self, stream: str) -> tuple[int, str]:
+        """(version, chain hash) of the stream's head; (0, ZERO_HASH) when empty."""
+        await self.version(stream)
+        return self._heads.get(stream, (0, ZERO_HASH))
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def ping(self) -> bool:
+        try:
+            with unavailable_as_typed():
+                return bool(await self._client.ping())
+        except StoreUnavailable:
+            return False
+
+    async def close(self) -> None:
+        await self._hub.close()
+        with contextlib.suppress(Exception):
+            await self._client.aclose()
+        if self._on_close is not None:
+            await self._on_close()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _remember(self, stream: str, version: int, hash_: str) -> None:
+        if len(self._heads) >= _HEAD_CACHE_LIMIT and stream not in self._heads:
+            self._heads.clear()
+        self._heads[stream] = (version, hash_)
+
+    async def load_functions(self) -> None:
+        """Load the function library (REPLACE: the same code under the same name is harmless;
+        on a cluster redis-py sends it to every primary)."""
+        with unavailable_as_typed():
+            await self._client.function_load(LIBRARY_CODE, replace=True)
+        self._loaded = True
+
+    async def _fcall(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        if not self._loaded:
+            await self.load_functions()
+        for attempt in (1, 2):
+            try:
+                with unavailable_as_typed():
+                    return await self._client.fcall(name, len(keys), *keys, *args)
+            except rexc.ResponseError as exc:
+                # FUNCTION FLUSH, a restart without persistence, a new cluster node: reload once.
+                if attempt == 1 and "function not found" in str(exc).lower():
+                    await self.load_functions()
+                    continue
+                raise
+        raise AssertionError("unreachable")
+
+    async def _read_op(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable."""
+        try:
+            return await op(*args)
+        except _UNAVAILABLE:
+            pass
+        with unavailable_as_typed():
+            return await op(*args)
+
+    # For tests and tools (e.g. tampering, benchmarks): the underlying client.
+    @property
+    def client(self) -> Redis | RedisCluster:
+        return self._client
