@@ -1,0 +1,121 @@
+"""`attach_bot`: run the bot inside the API's aiohttp application, by webhook or polling.
+
+Bot API failures at startup are logged, not fatal: the web app is the product and keeps
+serving while Telegram is unreachable (polling retries by itself; a webhook is set again on
+the next start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Literal
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.types import BotCommand
+from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
+from aiohttp import web
+
+from service.bot.config import WEBHOOK_PATH, BotConfig, webhook_secret
+from service.bot.dispatcher import build_dispatcher
+from service.tables.facade import Tables
+
+log = logging.getLogger(__name__)
+
+BOT_KEY = web.AppKey("svara_bot", Bot)
+DISPATCHER_KEY = web.AppKey("svara_bot_dispatcher", Dispatcher)
+POLLING_KEY = web.AppKey("svara_bot_polling", asyncio.Task[None])
+
+Mode = Literal["webhook", "polling"]
+COMMANDS = [
+    BotCommand(command="start", description="Open the game"),
+    BotCommand(command="newtable", description="Open a table for this group"),
+    BotCommand(command="rules", description="How Svara is played"),
+    BotCommand(command="help", description="What the bot can do"),
+]
+
+
+def make_bot(token: str, telegram_api_url: str | None) -> Bot:
+    """A Bot talking to Telegram, or to `telegram_api_url` (a local Bot API server, a fake)."""
+    if telegram_api_url:
+        session = AiohttpSession(api=TelegramAPIServer.from_base(telegram_api_url))
+        return Bot(token, session=session)
+    return Bot(token)
+
+
+def attach_bot(
+    app: web.Application,
+    tables: Tables,
+    *,
+    token: str,
+    mode: str,
+    public_url: str | None,
+    telegram_api_url: str | None,
+) -> None:
+    """Register the bot's route (webhook mode) and startup/cleanup hooks on `app`."""
+    if mode not in ("webhook", "polling"):
+        raise ValueError(f"bot mode must be 'webhook' or 'polling', not {mode!r}")
+    if mode == "webhook" and not public_url:
+        raise ValueError("webhook mode needs PUBLIC_URL (Telegram must reach the server)")
+    bot = make_bot(token, telegram_api_url)
+    dp = build_dispatcher(tables, BotConfig(public_url=public_url))
+    app[BOT_KEY] = bot
+    app[DISPATCHER_KEY] = dp
+    if mode == "webhook":
+        assert public_url is not None
+        _attach_webhook(app, bot, dp, token=token, public_url=public_url)
+    else:
+        _attach_polling(app, bot, dp)
+
+
+def _attach_webhook(
+    app: web.Application, bot: Bot, dp: Dispatcher, *, token: str, public_url: str
+) -> None:
+    secret = webhook_secret(token)
+    # The handler closes the bot session on app shutdown.
+    SimpleRequestHandler(dp, bot, secret_token=secret).register(app, path=WEBHOOK_PATH)
+    setup_application(app, dp, bot=bot)
+    url = public_url.rstrip("/") + WEBHOOK_PATH
+
+    async def set_webhook(_: web.Application) -> None:
+        try:
+            await bot.set_webhook(
+                url, secret_token=secret, allowed_updates=dp.resolve_used_update_types()
+            )
+            await bot.set_my_commands(COMMANDS)
+        except Exception:  # a Bot API outage must not keep the web app down
+            log.exception("could not set the Telegram webhook to %s", url)
+
+    app.on_startup.append(set_webhook)
+    # No deleteWebhook on shutdown: other replicas keep serving the same webhook.
+
+
+def _attach_polling(app: web.Application, bot: Bot, dp: Dispatcher) -> None:
+    async def poll() -> None:
+        try:
+            # getUpdates is refused while a webhook is set.
+            await bot.delete_webhook(drop_pending_updates=False)
+            await bot.set_my_commands(COMMANDS)
+        except Exception:
+            log.exception("Bot API unreachable at startup; polling will keep retrying")
+        await dp.start_polling(bot, handle_signals=False, close_bot_session=True)
+
+    async def start(app: web.Application) -> None:
+        app[POLLING_KEY] = asyncio.create_task(poll(), name="svara-bot-polling")
+
+    async def stop(app: web.Application) -> None:
+        task = app.get(POLLING_KEY)
+        if task is None:
+            return
+        with contextlib.suppress(RuntimeError):  # RuntimeError: polling had not started yet
+            await dp.stop_polling()  # lets the dispatcher emit shutdown and close the session
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await bot.session.close()
+
+    app.on_startup.append(start)
+    app.on_cleanup.append(stop)

@@ -1,0 +1,66 @@
+"""Fixtures: a fake Bot API server and an aiohttp app with the bot attached to it."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+from aiohttp import web
+
+from service.bot import attach_bot
+from service.tables.facade import Tables
+from tests.bot.fakeapi import FakeBotAPI
+from tests.bot.tables_stub import StubTables
+
+TOKEN = "123456:TEST-token-for-the-fake-api"
+PUBLIC_URL = "https://svara.example"
+PORTS = range(8200, 8300)  # this suite's HTTP port range
+
+
+def free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 8200-8299")
+
+
+@pytest.fixture
+async def fake_api() -> AsyncIterator[FakeBotAPI]:
+    api = FakeBotAPI(TOKEN)
+    await api.start()
+    yield api
+    await api.stop()
+
+
+@pytest.fixture
+def stub_tables() -> StubTables:
+    return StubTables()
+
+
+BotApp = Callable[..., Awaitable[str]]
+
+
+@pytest.fixture
+async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
+    """Start an aiohttp app (on a real port) with the bot attached; returns its base URL."""
+    runners: list[web.AppRunner] = []
+
+    async def start(tables: Tables, *, mode: str, public_url: str | None = PUBLIC_URL) -> str:
+        app = web.Application()
+        attach_bot(app, tables, token=TOKEN, mode=mode, public_url=public_url,
+                   telegram_api_url=fake_api.url)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        await runner.setup()
+        runners.append(runner)
+        port = free_port()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for runner in runners:
+        await runner.cleanup()
