@@ -110,9 +110,18 @@ def _cluster(url: str, block_ms: int, queue_size: int, reader_timeout: float) ->
     )
 
 
-def _embedded(block_ms: int, queue_size: int) -> RedisEventStore:
+def embedded_store(
+    server: fakeredis.FakeServer | None = None, *, block_ms: int = BLOCK_MS, queue_size: int = 1024
+) -> RedisEventStore:
+    """An embedded store; pass the same `server` to get several stores on one dataset."""
+    return _embedded(block_ms, queue_size, server)
+
+
+def _embedded(
+    block_ms: int, queue_size: int, server: fakeredis.FakeServer | None = None
+) -> RedisEventStore:
     """fakeredis as Redis 7 with Lua via lupa: the same functions.lua runs in-process."""
-    server = fakeredis.FakeServer(version=(7, 0))
+    server = server if server is not None else fakeredis.FakeServer(version=(7, 0))
     client: Redis = fakeredis.aioredis.FakeRedis(server=server)
 
     async def connect_reader(_key: str) -> Redis:

@@ -1,0 +1,286 @@
+"""The one contract every EventStore passes (embedded, Redis, Redis Cluster).
+
+A test module subclasses `StoreContract` and provides a `make_store` fixture: a factory that
+opens a fresh store on the module's backend (several calls = several "processes" sharing one
+dataset). Streams are uuid-named, so the shared Redis is safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from events.store.base import ChainBroken, StoredEvent, SubscriberTooSlow
+from events.store.chain import ZERO_HASH, chain
+from events.store.redis_store import RedisEventStore
+
+MakeStore = Callable[..., RedisEventStore]
+
+
+def new_stream() -> str:
+    return f"table:{uuid.uuid4().hex[:12]}"
+
+
+async def take(it: AsyncIterator[StoredEvent], n: int, wait: float = 5.0) -> list[StoredEvent]:
+    out: list[StoredEvent] = []
+
+    async def run() -> None:
+        async for event in it:
+            out.append(event)
+            if len(out) == n:
+                return
+
+    await asyncio.wait_for(run(), wait)
+    return out
+
+
+class StoreContract:
+    @pytest.fixture
+    async def store(self, make_store: MakeStore) -> RedisEventStore:
+        return make_store()
+
+    # -- a new or missing stream ----------------------------------------------------------
+
+    async def test_missing_stream_reads_as_empty(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        assert await store.version(s) == 0
+        assert await store.read(s) == []
+        assert await store.read(s, after=5) == []
+        assert await store.verify(s) == 0
+        assert await store.load_snapshot(s) is None
+        assert await store.find_action(s, "nope") is None
+
+    async def test_first_append_creates_version_1(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        result = await store.append(s, [b"opened"], expected_version=0, at=1700000000.5)
+        assert (result.status, result.version) == ("appended", 1)
+        [event] = await store.read(s)
+        assert event.version == 1
+        assert event.data == b"opened"
+        assert event.at == 1700000000.5
+        assert event.action_id is None
+        assert event.hash == chain(ZERO_HASH, [b"opened"])[0]
+        assert await store.version(s) == 1
+
+    # -- optimistic concurrency -----------------------------------------------------------
+
+    async def test_stale_version_writes_nothing(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"a", b"b"], expected_version=0)
+        result = await store.append(s, [b"late"], expected_version=1)
+        assert (result.status, result.version) == ("conflict", 2)
+        assert [e.data for e in await store.read(s)] == [b"a", b"b"]
+
+    async def test_ahead_version_writes_nothing(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"a"], expected_version=0)
+        result = await store.append(s, [b"future"], expected_version=7)
+        assert (result.status, result.version) == ("conflict", 1)
+        empty = await store.append(new_stream(), [b"x"], expected_version=3)
+        assert (empty.status, empty.version) == ("conflict", 0)
+        assert await store.version(s) == 1
+
+    async def test_batch_is_all_or_nothing(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        result = await store.append(
+            s, [b"1", b"2", b"3"], expected_version=0, action_id="a1", at=5.0
+        )
+        assert (result.status, result.version) == ("appended", 3)
+        events = await store.read(s)
+        assert [(e.version, e.data, e.at, e.action_id) for e in events] == [
+            (1, b"1", 5.0, "a1"),
+            (2, b"2", 5.0, "a1"),
+            (3, b"3", 5.0, "a1"),
+        ]
+        stale = await store.append(s, [b"4", b"5", b"6"], expected_version=2)
+        assert stale.status == "conflict"
+        assert await store.version(s) == 3
+        again = await store.append(s, [b"4", b"5"], expected_version=3)
+        assert (again.status, again.version) == ("appended", 5)
+        assert await store.verify(s) == 5
+
+    async def test_second_process_appends_without_cached_head(self, make_store: MakeStore) -> None:
+        """A store that never saw the stream must chain from the true head (rehash path)."""
+        first, second = make_store(), make_store()
+        s = new_stream()
+        await first.append(s, [b"a", b"b"], expected_version=0)
+        assert (await second.append(s, [b"c"], expected_version=2)).version == 3
+        assert (await first.append(s, [b"d"], expected_version=3)).version == 4
+        assert await first.verify(s) == 4
+
+    # -- idempotency ----------------------------------------------------------------------
+
+    async def test_retried_action_returns_first_result(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        first = await store.append(s, [b"raise", b"turn"], expected_version=0, action_id="act-1")
+        assert (first.status, first.version) == ("appended", 2)
+        await store.append(s, [b"other"], expected_version=2, action_id="act-2")
+        retry = await store.append(s, [b"raise", b"turn"], expected_version=0, action_id="act-1")
+        assert (retry.status, retry.version) == ("duplicate", 2)
+        # Even with a now-"current" version and different bytes, the action is not re-applied.
+        retry2 = await store.append(s, [b"changed"], expected_version=3, action_id="act-1")
+        assert (retry2.status, retry2.version) == ("duplicate", 2)
+        assert await store.version(s) == 3
+        assert await store.find_action(s, "act-1") == 2
+        assert await store.find_action(s, "act-2") == 3
+
+    async def test_racing_retries_write_once(self, make_store: MakeStore) -> None:
+        stores = [make_store() for _ in range(5)]
+        s = new_stream()
+        results = await asyncio.gather(
+            *(st.append(s, [b"bet"], expected_version=0, action_id="same") for st in stores * 4)
+        )
+        assert sorted(r.status for r in results).count("appended") == 1
+        assert {r.status for r in results} <= {"appended", "duplicate"}
+        assert {r.version for r in results} == {1}
+        assert len(await stores[0].read(s)) == 1
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def test_reads_after_n(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [str(i).encode() for i in range(1, 11)], expected_version=0)
+        assert [e.version for e in await store.read(s, after=7)] == [8, 9, 10]
+        assert [e.version for e in await store.read(s, after=2, limit=3)] == [3, 4, 5]
+        assert await store.read(s, after=10) == []
+        assert await store.read(s, after=99) == []
+        assert await store.read(s, after=3, limit=0) == []
+
+    async def test_bad_input_is_a_clear_error(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        for bad in ("", "has{brace}", "space name", "x" * 201):
+            with pytest.raises(ValueError):
+                await store.append(bad, [b"x"], expected_version=0)
+        with pytest.raises(ValueError):
+            await store.append(s, [], expected_version=0)
+        with pytest.raises(ValueError):
+            await store.append(s, [b"x"], expected_version=-1)
+        with pytest.raises(TypeError):
+            await store.append(s, b"not-a-list", expected_version=0)  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            await store.read(s, after=-1)
+        assert await store.version(s) == 0
+
+    # -- subscriptions --------------------------------------------------------------------
+
+    async def test_subscribe_catches_up_then_goes_live(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"1", b"2", b"3"], expected_version=0)
+        it = store.subscribe(s, after=1)
+        first = await take(it, 2)
+        assert [e.version for e in first] == [2, 3]
+        await store.append(s, [b"4"], expected_version=3)
+        await store.append(s, [b"5", b"6"], expected_version=4)
+        live = await take(it, 3)
+        assert [e.version for e in live] == [4, 5, 6]
+        assert [e.data for e in live] == [b"4", b"5", b"6"]
+        await it.aclose()  # type: ignore[attr-defined]
+
+    async def test_subscriber_joining_a_watched_stream(self, make_store: MakeStore) -> None:
+        """A second subscriber arrives after the reader has moved past its position."""
+        reader_store, writer = make_store(), make_store()
+        s = new_stream()
+        early = reader_store.subscribe(s, after=0)
+        await writer.append(s, [b"1"], expected_version=0)
+        assert [e.version for e in await take(early, 1)] == [1]
+        await writer.append(s, [b"2", b"3"], expected_version=1)
+        assert [e.version for e in await take(early, 2)] == [2, 3]
+        late = reader_store.subscribe(s, after=1)
+        assert [e.version for e in await take(late, 2)] == [2, 3]
+        await writer.append(s, [b"4"], expected_version=3)
+        assert [e.version for e in await take(late, 1)] == [4]
+        assert [e.version for e in await take(early, 1)] == [4]
+        for it in (early, late):
+            await it.aclose()  # type: ignore[attr-defined]
+
+    async def test_subscriptions_on_many_streams_share_one_reader(
+        self, make_store: MakeStore
+    ) -> None:
+        store = make_store()
+        streams = [new_stream() for _ in range(6)]
+        subs = [store.subscribe(s, after=0) for s in streams]
+        tasks = [asyncio.create_task(take(it, 2)) for it in subs]
+        await asyncio.sleep(0.05)
+        for s in streams:
+            await store.append(s, [b"a"], expected_version=0)
+            await store.append(s, [s.encode()], expected_version=1)
+        results = await asyncio.gather(*tasks)
+        for s, got in zip(streams, results, strict=True):
+            assert [(e.version, e.data) for e in got] == [(1, b"a"), (2, s.encode())]
+        for it in subs:
+            await it.aclose()  # type: ignore[attr-defined]
+
+    async def test_slow_subscriber_is_told_so(self, make_store: MakeStore) -> None:
+        store = make_store(queue_size=2)
+        s = new_stream()
+        it = store.subscribe(s, after=0)
+        await store.append(s, [b"1"], expected_version=0)
+        assert [e.version for e in await take(it, 1)] == [1]
+        for v in range(1, 8):  # nobody consumes: the bounded queue overflows
+            await store.append(s, [b"x"], expected_version=v)
+        await asyncio.sleep(0.3)
+        with pytest.raises(SubscriberTooSlow):
+            await take(it, 10)
+
+    # -- snapshots ------------------------------------------------------------------------
+
+    async def test_snapshots_cache_the_newest_version(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"1", b"2", b"3"], expected_version=0)
+        await store.save_snapshot(s, 2, b"state@2")
+        snap = await store.load_snapshot(s)
+        assert snap is not None
+        assert (snap.version, snap.data) == (2, b"state@2")
+        await store.save_snapshot(s, 1, b"older")  # never goes backwards
+        snap = await store.load_snapshot(s)
+        assert snap is not None
+        assert snap.version == 2
+        with pytest.raises(ValueError):
+            await store.save_snapshot(s, 9, b"ahead of the stream")
+
+    # -- the chain ------------------------------------------------------------------------
+
+    async def test_chain_links_every_append(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        datas = [b"a", b"b", b"c", b"d"]
+        await store.append(s, datas[:1], expected_version=0)
+        await store.append(s, datas[1:3], expected_version=1)
+        await store.append(s, datas[3:], expected_version=3)
+        assert [e.hash for e in await store.read(s)] == chain(ZERO_HASH, datas)
+        assert await store.verify(s) == 4
+
+    async def test_verify_names_a_changed_event(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"a", b"b", b"c"], expected_version=0)
+        await rewrite(store, s, lambda events: _with_data(events, 2, b"B"))
+        with pytest.raises(ChainBroken) as info:
+            await store.verify(s)
+        assert info.value.version == 2
+
+
+def _with_data(events: list[StoredEvent], version: int, data: bytes) -> list[StoredEvent]:
+    return [
+        StoredEvent(e.version, data, e.at, e.hash, e.action_id) if e.version == version else e
+        for e in events
+    ]
+
+
+async def rewrite(
+    store: RedisEventStore,
+    stream: str,
+    change: Callable[[list[StoredEvent]], list[StoredEvent]],
+) -> None:
+    """Tamper with a stream behind the store's back: rewrite its entries as `change` says."""
+    events = change(await store.read(stream))
+    key = f"svara:{{{stream}}}:events"
+    client: Any = store.client
+    await client.delete(key)
+    for e in events:
+        fields: dict[str, Any] = {"d": e.data, "at": repr(e.at), "h": e.hash}
+        if e.action_id:
+            fields["a"] = e.action_id
+        await client.xadd(key, fields, id=f"{e.version}-0")

@@ -1,0 +1,148 @@
+"""Private redis-server processes for tests that need a server of their own (AOF, kill -9,
+FUNCTION FLUSH, Cluster). They listen on free ports in 7000-7099 (this suite's range, so the
+shared Redis at 6379 is never touched) with --dir in a temp dir, and are always stopped."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+PORT_RANGE = range(7000, 7100)
+
+
+def free_port(taken: set[int] | None = None) -> int:
+    for port in PORT_RANGE:
+        if taken and port in taken:
+            continue
+        # Cluster nodes also bind port + 10000 for the bus.
+        if all(_free(p) for p in (port, port + 10000)):
+            return port
+    raise RuntimeError("no free port in 7000-7099")
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+class RedisServer:
+    """One redis-server child process; `restart()` keeps its port and data dir."""
+
+    def __init__(self, directory: Path, port: int, *extra: str) -> None:
+        self.dir = directory
+        self.port = port
+        self.extra = extra
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        args = [
+            "redis-server",
+            "--port", str(self.port),
+            "--bind", "127.0.0.1",
+            "--dir", str(self.dir),
+            "--save", "",
+            "--daemonize", "no",
+            "--logfile", str(self.dir / "redis.log"),
+            *self.extra,
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                log = (self.dir / "redis.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"redis-server on {self.port} exited: {log}")
+            try:
+                out = subprocess.run(
+                    ["redis-cli", "-p", str(self.port), "ping"],
+                    capture_output=True,
+                    timeout=2,
+                    check=False,
+                )
+                if b"PONG" in out.stdout:
+                    return
+            except subprocess.TimeoutExpired:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"redis-server on {self.port} did not become ready")
+
+    def kill9(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def start_cluster(base: Path, masters: int = 3) -> list[RedisServer]:
+    """A real `masters`-primary Redis Cluster (no replicas), ready when this returns."""
+    nodes: list[RedisServer] = []
+    taken: set[int] = set()
+    try:
+        for i in range(masters):
+            port = free_port(taken)
+            taken.add(port)
+            node = RedisServer(
+                base / f"node{i}",
+                port,
+                "--cluster-enabled", "yes",
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "2000",
+                "--appendonly", "no",
+            )  # fmt: skip
+            nodes.append(node.start())
+        subprocess.run(
+            ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in nodes],
+             "--cluster-replicas", "0", "--cluster-yes"],
+            capture_output=True, timeout=30, check=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            ok = all(
+                b"cluster_state:ok"
+                in subprocess.run(
+                    ["redis-cli", "-p", str(n.port), "cluster", "info"],
+                    capture_output=True,
+                    timeout=2,
+                    check=False,
+                ).stdout
+                for n in nodes
+            )
+            if ok:
+                return nodes
+            time.sleep(0.1)
+        raise RuntimeError("cluster did not reach cluster_state:ok")
+    except BaseException:
+        for n in nodes:
+            n.kill9()
+        raise
