@@ -1,0 +1,89 @@
+"""`make_app(config, tables=None)`: the one aiohttp application (API, WebSocket, web app, bot).
+
+Without `tables` the app builds its own: the event store from REDIS_URL (embedded without it)
+and the TableService on top, started and stopped with the app.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from aiohttp import web
+
+from service.api.auth import secret_key
+from service.api.config import Config
+from service.api.context import AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
+from service.api.errors import error_middleware
+from service.api.ratelimit import RateLimiter
+from service.api.routes import add_routes
+from service.api.ws import close_all
+from service.tables.facade import Tables
+
+log = logging.getLogger("svara.api")
+
+STATIC_DIR = Path(__file__).with_name("static")
+_PLACEHOLDER = b"""<!doctype html><meta charset="utf-8"><title>Svara</title>
+<p>The Svara API is running. The web app is not installed here; see
+<a href="/api/openapi.json">/api/openapi.json</a>.</p>"""
+
+
+async def _web_app(request: web.Request) -> web.StreamResponse:
+    """The static web app: files under static/ at the root, index.html at "/"."""
+    name = request.match_info.get("path", "") or "index.html"
+    root = STATIC_DIR.resolve()
+    path = (root / name).resolve()
+    if path.is_relative_to(root) and path.is_file():
+        cache = "no-cache" if path.suffix == ".html" else "public, max-age=300"
+        return web.FileResponse(path, headers={"Cache-Control": cache})
+    if name == "index.html":
+        return web.Response(body=_PLACEHOLDER, content_type="text/html")
+    raise web.HTTPNotFound()
+
+
+def make_app(config: Config, tables: Tables | None = None) -> web.Application:
+    app = web.Application(
+        middlewares=[error_middleware], client_max_size=config.max_body_bytes
+    )
+    app[CONFIG] = config
+    app[AUTH_KEY] = secret_key(config.signing_token)
+    app[LIMITER] = RateLimiter(config.rate_per_second, config.rate_burst)
+    app[SOCKETS] = weakref.WeakSet()
+    if tables is None:
+        tables = _own_service(app, config)
+    app[TABLES] = tables
+    add_routes(app, dev_mode=config.dev_mode)
+    app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
+    app.on_shutdown.append(close_all)
+    if config.bot_enabled:
+        from service.bot import attach_bot
+
+        assert config.bot_token is not None
+        attach_bot(
+            app, tables, token=config.bot_token, mode=config.bot_mode,
+            public_url=config.public_url, telegram_api_url=config.telegram_api_url,
+        )
+    return app
+
+
+def _own_service(app: web.Application, config: Config) -> Tables:
+    """Open the store and the service now; start and stop their workers with the app."""
+    from events.store import open_store
+    from service.tables.service import TableService
+
+    store = open_store(config.redis_url)
+    service = TableService(store)
+
+    async def lifecycle(_: web.Application) -> AsyncIterator[None]:
+        await service.start()
+        try:
+            yield
+        finally:
+            await service.stop()
+            await store.close()
+
+    app.cleanup_ctx.append(lifecycle)
+    app[HEALTH_CHECK] = store.ping
+    return service

@@ -1,0 +1,102 @@
+"""The API's error format and the one middleware that guarantees it.
+
+Every refusal is `{"error": {"code", "message", ...}}` (API.md, "Errors"). Anything a client
+can cause maps to a 4xx here; only a real bug becomes a 500, and that is logged with its trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from events.store.base import StoreUnavailable
+from service.api.auth import AuthError
+from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
+from service.tables.facade import ServiceError
+
+log = logging.getLogger("svara.api")
+
+NOT_FOUND_CODES = frozenset({"unknown_table", "table_not_found", "unknown_hand", "not_found"})
+_encode = msgspec.json.Encoder().encode
+
+
+class ApiError(Exception):
+    """A refusal decided in the API layer itself (bad body, rate limit, unknown route ...)."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}, **extra}
+
+
+def json_error(status: int, code: str, message: str, **extra: Any) -> web.Response:
+    return web.Response(
+        status=status, body=_encode(error_body(code, message, **extra)),
+        content_type="application/json",
+    )
+
+
+def game_error_status(code: str) -> int:
+    if code in FORBIDDEN_CODES:
+        return 403
+    if code in CONFLICT_CODES:
+        return 409
+    if code in NOT_FOUND_CODES:
+        return 404
+    return 422
+
+
+def classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
+    """(status, code, message, extra) for an exception a client can cause; None for a bug."""
+    if isinstance(exc, ApiError | ServiceError):
+        return exc.status, exc.code, exc.message, dict(exc.extra)
+    if isinstance(exc, AuthError):
+        return 401, exc.code, exc.message, {}
+    if isinstance(exc, GameError):
+        return game_error_status(exc.code), exc.code, exc.message, {}
+    if isinstance(exc, StoreUnavailable | RedisConnectionError | RedisTimeoutError):
+        return 503, "store_unavailable", "the table store is unreachable; try again shortly", {}
+    if isinstance(exc, msgspec.ValidationError):
+        return 400, "invalid_body", str(exc), {}
+    if isinstance(exc, msgspec.DecodeError):
+        return 400, "malformed_json", "the body is not valid JSON", {}
+    return None
+
+
+_HTTP_CODES = {
+    400: "bad_request", 404: "not_found", 405: "method_not_allowed",
+    413: "body_too_large", 415: "unsupported_media_type",
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Turn every refusal into the JSON error format; log, don't leak, real bugs."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400 or not request.path.startswith(("/api/", "/dev/")):
+            raise
+        code = _HTTP_CODES.get(exc.status, "http_error")
+        return json_error(exc.status, code, exc.reason)
+    except Exception as exc:
+        known = classify(exc)
+        if known is None:
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            return json_error(500, "internal_error", "something went wrong on our side")
+        status, code, message, extra = known
+        return json_error(status, code, message, **extra)

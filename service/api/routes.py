@@ -1,0 +1,140 @@
+"""REST endpoints of API.md. Handlers only translate HTTP ↔ the `Tables` protocol."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from aiohttp import web
+
+from service.api import schemas
+from service.api.auth import sign_init_data
+from service.api.context import CONFIG, HEALTH_CHECK, TABLES, authenticate
+from service.api.errors import ApiError
+from service.api.openapi import openapi_document
+
+TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
+_encode = msgspec.json.Encoder().encode
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.Response(body=_encode(data), status=status, content_type="application/json")
+
+
+def _int_param(request: web.Request, name: str, default: int | None = None) -> int:
+    raw = request.query.get(name) if name not in request.match_info else request.match_info[name]
+    if raw is None:
+        if default is None:
+            raise ApiError(400, "invalid_parameter", f"{name} is required")
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, "invalid_parameter", f"{name} must be a whole number") from None
+    if not 0 <= value < 2**53:
+        raise ApiError(400, "invalid_parameter", f"{name} is out of range")
+    return value
+
+
+async def health(request: web.Request) -> web.Response:
+    check = request.app.get(HEALTH_CHECK)
+    if check is not None and not await check():
+        raise ApiError(503, "store_unavailable", "the table store is unreachable")
+    return json_response({"status": "ok"})
+
+
+async def openapi(request: web.Request) -> web.Response:
+    return json_response(openapi_document())
+
+
+async def me(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    return json_response(await request.app[TABLES].me(user))
+
+
+async def list_tables(request: web.Request) -> web.Response:
+    authenticate(request)
+    return json_response({"tables": await request.app[TABLES].list_tables()})
+
+
+async def create_table(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.CreateTableBody = schemas.decode_body(
+        schemas.create_table_decoder, await request.read()
+    )
+    table_id = await request.app[TABLES].create_table(
+        user, body.settings().validated(), practice_bots=body.practice_bots
+    )
+    return json_response({"table_id": table_id}, status=201)
+
+
+async def seat(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
+    view = await request.app[TABLES].seat(user, request.match_info["table_id"], body.buy_in)
+    return json_response(view)
+
+
+async def leave(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    return json_response(await request.app[TABLES].leave(user, request.match_info["table_id"]))
+
+
+async def act(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.ActionBody = schemas.decode_body(schemas.action_decoder, await request.read())
+    version = await request.app[TABLES].act(
+        user, request.match_info["table_id"], action_id=body.action_id, type=body.type,
+        amount=body.amount, expected_version=body.expected_version,
+    )
+    return json_response({"version": version})
+
+
+async def view(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    return json_response(await request.app[TABLES].view(user, request.match_info["table_id"]))
+
+
+async def events(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    after = _int_param(request, "after", default=0)
+    version, items = await request.app[TABLES].events(user, request.match_info["table_id"], after)
+    return json_response({"version": version, "events": items})
+
+
+async def audit(request: web.Request) -> web.Response:
+    authenticate(request)
+    hand = _int_param(request, "hand")
+    if hand < 1:
+        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
+    return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
+
+
+async def dev_init_data(request: web.Request) -> web.Response:
+    """Dev mode only (no BOT_TOKEN): initData for a test user, signed with the dev token."""
+    user_id = _int_param(request, "user_id")
+    if user_id < 1:
+        raise ApiError(400, "invalid_parameter", "user_id must be positive")
+    name = request.query.get("name", "").strip()[:64] or f"player {user_id}"
+    token = request.app[CONFIG].signing_token
+    return json_response({"init_data": sign_init_data(token, user_id=user_id, name=name)})
+
+
+def add_routes(app: web.Application, *, dev_mode: bool) -> None:
+    from service.api.ws import table_socket
+
+    r = app.router
+    r.add_get("/api/health", health)
+    r.add_get("/api/openapi.json", openapi)
+    r.add_get("/api/me", me)
+    r.add_get("/api/tables", list_tables)
+    r.add_post("/api/tables", create_table)
+    r.add_get(f"/api/tables/{TABLE_ID}", view)
+    r.add_post(f"/api/tables/{TABLE_ID}/seat", seat)
+    r.add_post(f"/api/tables/{TABLE_ID}/leave", leave)
+    r.add_post(f"/api/tables/{TABLE_ID}/actions", act)
+    r.add_get(f"/api/tables/{TABLE_ID}/events", events)
+    r.add_get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
+    r.add_get(f"/api/tables/{TABLE_ID}/ws", table_socket)
+    if dev_mode:
+        r.add_get("/dev/init-data", dev_init_data)

@@ -1,0 +1,87 @@
+"""`svara serve [--host H] [--port P]`: run the app until SIGTERM/SIGINT, then drain and exit.
+
+In dev mode (no BOT_TOKEN) it opens a practice table at start and prints the URL to open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+
+from aiohttp import web
+
+from service.api.app import make_app
+from service.api.config import Config, ConfigError
+from service.api.context import TABLES
+from service.game.settings import TableSettings
+from service.tables.facade import User
+
+log = logging.getLogger("svara.serve")
+HOUSE = User(id=1, name="House")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="svara serve", description=__doc__)
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        config = Config.from_env(os.environ)
+    except ConfigError as exc:
+        print(f"svara serve: {exc}", file=sys.stderr)
+        return 2
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    try:
+        asyncio.run(_serve(config, args.host, args.port))
+    except OSError as exc:
+        print(f"svara serve: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _serve(config: Config, host: str, port: int) -> None:
+    app = make_app(config)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=5.0)
+    await runner.setup()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        site = web.TCPSite(runner, host, port, backlog=1024)
+        await site.start()
+        url = f"http://{host}:{port}/"
+        where = "Redis" if config.redis_url else "the embedded store"
+        if config.dev_mode:
+            table_id = await _practice_table(app, config)
+            print(f"svara: dev mode on {where}; open {url} in a browser"
+                  f" (practice table {table_id}: {url}?table={table_id})", flush=True)
+        else:
+            print(f"svara: serving on {url} ({where}, bot {config.bot_mode})", flush=True)
+        await stop.wait()
+        log.info("stopping: closing sockets and draining requests")
+    finally:
+        await runner.cleanup()
+
+
+async def _practice_table(app: web.Application, config: Config) -> str | None:
+    """A table with practice bots, so a newcomer has someone to play against at once."""
+    try:
+        return await app[TABLES].create_table(
+            HOUSE, TableSettings(ante=10).validated(), practice_bots=config.practice_bots
+        )
+    except Exception:
+        log.exception("could not open the practice table")
+        return None

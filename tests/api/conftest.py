@@ -1,0 +1,41 @@
+"""Fixtures for the API tests: an in-process app on the fake service, and signed users."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from service.api.app import make_app
+from service.api.auth import sign_init_data
+from service.api.config import Config
+from tests.api.fake_tables import FakeTables
+
+TOKEN = "4242:api-test-token"
+
+
+def auth(user_id: int, name: str = "", token: str = TOKEN) -> dict[str, str]:
+    init = sign_init_data(token, user_id=user_id, name=name or f"user{user_id}")
+    return {"Authorization": f"tma {init}"}
+
+
+@pytest.fixture
+def fake() -> FakeTables:
+    return FakeTables()
+
+
+@pytest.fixture
+def config() -> Config:
+    return Config(bot_token=TOKEN, bot_mode="off", rate_per_second=50, rate_burst=50,
+                  max_body_bytes=4096, ws_queue_size=8,
+                  ws_send_timeout_seconds=0.3)
+
+
+@pytest.fixture
+async def client(
+    fake: FakeTables, config: Config
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    async with TestClient(TestServer(make_app(config, tables=fake))) as c:
+        yield c

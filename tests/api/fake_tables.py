@@ -1,0 +1,120 @@
+"""A small in-memory `Tables` for fast API tests of the HTTP/WebSocket layer alone.
+
+It is not the game: one seat list and a log of "acted" events, with the facade's idempotency
+and version-check contract, so the adapter's own behaviour can be tested in milliseconds.
+The real service is exercised by the e2e tests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from functools import partial
+from typing import Any
+
+from service.game.errors import GameError
+from service.game.settings import TableSettings
+from service.tables.facade import JSON, ServiceError, User
+
+
+def _longer(log: list[JSON], n: int) -> bool:
+    return len(log) > n
+
+
+class FakeTables:
+    def __init__(self) -> None:
+        self.tables: dict[str, list[JSON]] = {}
+        self.seats: dict[str, list[int]] = {}
+        self.actions: dict[tuple[str, str], int] = {}
+        self.changed = asyncio.Condition()
+        self.burst = 0  # events a subscriber gets at once, for slow-client tests
+        self.pad = 0  # and their size
+
+    def _log(self, table_id: str) -> list[JSON]:
+        if table_id not in self.tables:
+            raise ServiceError(404, "unknown_table", f"no table {table_id}")
+        return self.tables[table_id]
+
+    async def _append(self, table_id: str, type_: str, data: JSON) -> int:
+        log = self._log(table_id)
+        log.append({"version": len(log) + 1, "type": type_, "at": time.time(), "data": data})
+        async with self.changed:
+            self.changed.notify_all()
+        return len(log)
+
+    async def create_table(self, user: User, settings: TableSettings, *,
+                           practice_bots: int = 0) -> str:
+        table_id = f"t{len(self.tables) + 1}"
+        self.tables[table_id] = []
+        self.seats[table_id] = []
+        await self._append(table_id, "table_created", {"ante": settings.ante, "by": user.id})
+        return table_id
+
+    async def list_tables(self) -> list[JSON]:
+        return [{"table_id": t, "ante": 10, "max_seats": 6, "seated": len(self.seats[t]),
+                 "phase": "waiting"} for t in self.tables]
+
+    async def me(self, user: User) -> JSON:
+        return {"user": {"id": user.id, "name": user.name}, "balance": 1000, "tables": []}
+
+    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
+        self._log(table_id)
+        if user.id in self.seats[table_id]:
+            raise GameError("already_seated", "you already sit here")
+        self.seats[table_id].append(user.id)
+        await self._append(table_id, "player_seated", {"user_id": user.id, "buy_in": buy_in})
+        return await self.view(user, table_id)
+
+    async def leave(self, user: User, table_id: str) -> JSON:
+        return await self.view(user, table_id)
+
+    async def act(self, user: User, table_id: str, *, action_id: str, type: str,
+                  amount: int | None = None, expected_version: int | None = None) -> int:
+        log = self._log(table_id)
+        if (table_id, action_id) in self.actions:
+            return self.actions[(table_id, action_id)]
+        if expected_version is not None and expected_version != len(log):
+            raise ServiceError(409, "version_conflict", "the table moved on", version=len(log))
+        if user.id not in self.seats[table_id]:
+            raise GameError("not_seated", "you have no seat here")
+        if type == "boom":
+            raise RuntimeError("a bug in the service")
+        if type not in {"call", "fold", "look"}:
+            raise GameError("unknown_action", f"unknown action {type!r}")
+        version = await self._append(table_id, "acted", {"user_id": user.id, "type": type})
+        for _ in range(self.burst):
+            version = await self._append(table_id, "noise", {"pad": "x" * self.pad})
+        self.actions[(table_id, action_id)] = version
+        return version
+
+    async def view(self, user: User | None, table_id: str) -> JSON:
+        log = self._log(table_id)
+        return {"table_id": table_id, "version": len(log), "settings": {}, "hand": None,
+                "seats": [], "you": {"seat": None, "cards": None, "score": None, "legal": []}}
+
+    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
+        log = self._log(table_id)
+        return len(log), log[after:]
+
+    async def subscribe(self, user: User | None, table_id: str,
+                        after: int) -> AsyncIterator[JSON]:
+        log = self._log(table_id)
+        sent = after
+        while True:
+            while sent < len(log):
+                sent += 1
+                yield log[sent - 1]
+            async with self.changed:
+                await self.changed.wait_for(partial(_longer, log, sent))
+
+    async def audit(self, table_id: str, hand: int) -> JSON:
+        self._log(table_id)
+        raise ServiceError(409, "hand_in_progress", "the hand is not settled yet")
+
+
+def _typecheck(tables: FakeTables) -> Any:
+    from service.tables.facade import Tables
+
+    checked: Tables = tables
+    return checked

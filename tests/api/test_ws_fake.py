@@ -1,0 +1,123 @@
+"""The WebSocket protocol on a fake service: auth, resume, live order, actions, slow clients."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from aiohttp import WSMsgType, web
+from aiohttp.test_utils import TestClient
+
+from service.api.auth import sign_init_data
+from tests.api.conftest import TOKEN, auth
+from tests.api.fake_tables import FakeTables
+
+Client = TestClient[web.Request, web.Application]
+
+
+async def new_table(client: Client, *users: int) -> str:
+    resp = await client.post("/api/tables", json={"ante": 10}, headers=auth(users[0]))
+    table = str((await resp.json())["table_id"])
+    for user in users:
+        await client.post(f"/api/tables/{table}/seat", json={"buy_in": 100}, headers=auth(user))
+    return table
+
+
+async def connect(client: Client, table: str, user: int) -> Any:
+    ws = await client.ws_connect(f"/api/tables/{table}/ws")
+    await ws.send_json({"type": "auth", "init_data": sign_init_data(TOKEN, user_id=user,
+                                                                     name="x")})
+    return ws
+
+
+async def test_bad_auth_closes_4401(client: Client) -> None:
+    table = await new_table(client, 1)
+    for frame in ({"type": "auth", "init_data": "nope"}, {"type": "resume", "after": 0},
+                  {"nonsense": True}):
+        ws = await client.ws_connect(f"/api/tables/{table}/ws")
+        await ws.send_json(frame)
+        msg = await ws.receive(timeout=2)
+        assert msg.type == WSMsgType.CLOSE and ws.close_code == 4401
+    ws = await client.ws_connect(f"/api/tables/{table}/ws")
+    await ws.send_bytes(b"\x00")
+    assert (await ws.receive(timeout=2)).type == WSMsgType.CLOSE and ws.close_code == 4401
+
+
+async def test_unknown_table_closes_4404(client: Client) -> None:
+    ws = await connect(client, "missing", 1)
+    assert (await ws.receive(timeout=2)).type == WSMsgType.CLOSE and ws.close_code == 4404
+
+
+async def test_resume_then_live_in_order_without_repeats(client: Client) -> None:
+    table = await new_table(client, 1, 2)  # versions 1..3
+    ws = await connect(client, table, 2)
+    assert await ws.receive_json(timeout=2) == {"type": "ready", "version": 3}
+    await ws.send_json({"type": "resume", "after": 1})
+    got = [(await ws.receive_json(timeout=2))["version"] for _ in range(2)]
+    assert got == [2, 3]
+    for i in range(3):
+        resp = await client.post(f"/api/tables/{table}/actions",
+                                 json={"action_id": f"x{i}", "type": "call"}, headers=auth(1))
+        assert resp.status == 200
+    frames = [await ws.receive_json(timeout=2) for _ in range(3)]
+    assert [f["version"] for f in frames] == [4, 5, 6]
+    assert frames[0]["event"]["type"] == "acted" and frames[0]["type"] == "event"
+    await ws.send_json({"type": "ping"})
+    assert await ws.receive_json(timeout=2) == {"type": "pong"}
+    await ws.close()
+
+
+async def test_actions_over_the_socket(client: Client) -> None:
+    table = await new_table(client, 1)
+    ws = await connect(client, table, 1)
+    await ws.receive_json(timeout=2)
+    await ws.send_json({"type": "action", "action": "call", "action_id": "w1"})
+    assert await ws.receive_json(timeout=2) == {"type": "ack", "action_id": "w1", "version": 3}
+    await ws.send_json({"type": "action", "action": {"type": "call", "action_id": "w1"}})
+    assert await ws.receive_json(timeout=2) == {"type": "ack", "action_id": "w1", "version": 3}
+    await ws.send_json({"type": "action", "action": "raise-the-roof", "action_id": "w2"})
+    err = await ws.receive_json(timeout=2)
+    assert err["type"] == "error" and err["action_id"] == "w2" and err["status"] == 422
+    await ws.send_json({"type": "action", "action": "call", "action_id": "w3",
+                        "expected_version": 1})
+    err = await ws.receive_json(timeout=2)
+    assert err["error"]["code"] == "version_conflict" and err["error"]["version"] == 3
+    await ws.send_str("{garbage")
+    assert (await ws.receive_json(timeout=2))["error"]["code"] == "malformed_json"
+    await ws.send_json({"type": "action", "action": 5})
+    assert (await ws.receive_json(timeout=2))["error"]["code"] == "invalid_body"
+    await ws.send_json({"type": "action", "action": "call"})
+    assert (await ws.receive_json(timeout=2))["error"]["code"] == "invalid_body"
+    await ws.close()
+
+
+async def test_slow_client_is_closed_4408_and_resumes(client: Client, fake: FakeTables) -> None:
+    table = await new_table(client, 1)
+    ws = await connect(client, table, 1)
+    await ws.receive_json(timeout=2)
+    await ws.send_json({"type": "resume", "after": 2})
+    await asyncio.sleep(0.05)
+    # One action, then 300 events of 64 KiB at once, and a client that reads nothing: the
+    # socket's buffers fill, the queue of 8 fills, and 0.3 s later the server gives up.
+    fake.burst, fake.pad = 300, 65536
+    await client.post(f"/api/tables/{table}/actions", json={"action_id": "s", "type": "call"},
+                      headers=auth(1))
+    await asyncio.sleep(1.0)
+    seen = []
+    while True:
+        msg = await ws.receive(timeout=2)
+        if msg.type != WSMsgType.TEXT:
+            break
+        seen.append(msg.json()["version"])
+    assert ws.close_code == 4408
+    assert seen == list(range(3, 3 + len(seen)))  # what did arrive is in order
+    ws = await connect(client, table, 1)
+    ready = await ws.receive_json(timeout=2)
+    last = seen[-1] if seen else 2
+    await ws.send_json({"type": "resume", "after": last})
+    rest = []
+    for _ in range(ready["version"] - last):  # a catch-up this long just waits for the reader
+        rest.append((await ws.receive_json(timeout=2))["version"])
+        await asyncio.sleep(0.001)
+    assert rest == list(range(last + 1, ready["version"] + 1))
+    await ws.close()
