@@ -1,0 +1,100 @@
+"""Random 3-player hands through decide/evolve, choosing uniformly among legal actions.
+
+Prints hands per second on one core (target: 10,000). Run: `python3 bench/bench_game.py [N]`.
+Not a test: it measures. The game core is pure, so this is the ceiling of the whole service.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+
+from service.game import commands as cmd
+from service.game.decider import decide, evolve
+from service.game.legal import legal_actions
+from service.game.settings import TableSettings
+from service.game.state import TableState
+
+PLAYERS = (101, 102, 103)
+
+
+def new_table(rng: random.Random) -> TableState:
+    state = None
+    now = 1_000.0
+    settings = TableSettings(ante=1, max_buy_in=10**9)
+    create = cmd.CreateTable(table_id="bench", settings=settings, created_by=1, now=now)
+    events = decide(state, create)
+    for e in events:
+        state = evolve(state, e)
+    for uid in PLAYERS:
+        c = cmd.SitDown(
+            user_id=uid,
+            name=str(uid),
+            buy_in=10**8,
+            transfer_id=str(uid),
+            now=now,
+            seed=rng.randbytes(32),
+        )
+        for e in decide(state, c):
+            state = evolve(state, e)
+    assert state is not None
+    return state
+
+
+def _command(state: TableState, rng: random.Random, now: float) -> cmd.TableCommand:
+    hand = state.hand
+    assert hand is not None
+    if hand.phase == "svara_join":
+        actors = [state.seats[s] for s in hand.eligible if s not in hand.answered]
+    else:
+        actors = [state.seats[hand.turn]] if hand.turn is not None else []
+    seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+    assert seat is not None
+    action = rng.choice(legal_actions(state, seat.user_id))
+    amount = action.amount
+    if action.min is not None and action.max is not None:
+        amount = rng.randint(action.min, min(action.max, action.min + 20))
+    return cmd.command_for_action(
+        action.type, user_id=seat.user_id, amount=amount, now=now, seed=rng.randbytes(32)
+    )
+
+
+def play(hands: int, seed: int = 1) -> tuple[int, int]:
+    """Play `hands` hands; return (hands, events)."""
+    rng = random.Random(seed)
+    state = new_table(rng)
+    now = 1_000.0
+    events = 0
+    done = 0
+    while done < hands:
+        hand = state.hand
+        if hand is None or hand.phase == "settled":
+            if hand is not None:
+                done += 1
+            deadline = state.deadline
+            assert deadline is not None
+            now = max(now, deadline)
+            command: cmd.TableCommand = cmd.Tick(now=now, seed=rng.randbytes(32))
+        else:
+            command = _command(state, rng, now)
+        for e in decide(state, command):
+            state = evolve(state, e)
+            events += 1
+    return done, events
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    play(200)  # warm up the score tables
+    start = time.perf_counter()
+    hands, events = play(n)
+    elapsed = time.perf_counter() - start
+    print(
+        f"{hands} hands, {events} events in {elapsed:.2f}s: "
+        f"{hands / elapsed:,.0f} hands/s, {events / elapsed:,.0f} events/s (decide+evolve)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Everything that can happen at a Svara table, as immutable msgspec events.
+
+Each event is a tagged Struct (`{"type": "player_seated", ...}` in JSON); tags are explicit,
+snake_case and past tense, and never change. New fields always get defaults, so events already
+stored keep decoding. Raw events hold secrets (dealt cards, deck seeds): they never leave the
+server unprojected (see `service.game.view.project_event`).
+
+Seats are numbered 0 .. max_seats-1. "Participants" lists are always in playing order:
+clockwise starting left of the dealer, the dealer last (when dealt in).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from service.game.settings import TableSettings
+
+Phase = Literal["blind", "betting"]
+TimeoutAction = Literal["pass", "fold", "skip_svara"]
+SettleReason = Literal["last_player", "showdown", "split", "svara_walkover"]
+
+
+class TableEventBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Common base: `type` is the tag; no shared fields (the store records the time)."""
+
+
+class TableCreated(TableEventBase, frozen=True, kw_only=True, tag="table_created"):
+    table_id: str
+    settings: TableSettings
+    created_by: int
+    created_at: float = 0.0
+
+
+class PlayerSeated(TableEventBase, frozen=True, kw_only=True, tag="player_seated"):
+    user_id: int
+    name: str
+    seat: int
+    buy_in: int
+    transfer_id: str
+
+
+class PlayerLeft(TableEventBase, frozen=True, kw_only=True, tag="player_left"):
+    user_id: int
+    seat: int
+    cashed_out: int  # the whole stack, back to the wallet under transfer_id
+    transfer_id: str
+
+
+class HandStarted(TableEventBase, frozen=True, kw_only=True, tag="hand_started"):
+    number: int
+    dealer: int
+    participants: tuple[int, ...]
+    commitment: str  # sha256(seed) hex, published before any card is dealt
+    seed: str  # the secret seed (hex); projections hide it until the hand is settled
+    algorithm: str = "hmac-sha256-fy-v1"
+
+
+class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid"):
+    ante: int
+    seats: tuple[int, ...]
+    pot: int  # the pot afterwards
+
+
+class CardsDealt(TableEventBase, frozen=True, kw_only=True, tag="cards_dealt"):
+    deal: int
+    cards: dict[int, tuple[str, str, str]]  # seat -> its three cards (secret)
+
+
+class BlindPlaced(TableEventBase, frozen=True, kw_only=True, tag="blind_placed"):
+    seat: int
+    user_id: int
+    amount: int  # the blind's size: chips paid, and the new level
+
+
+class Passed(TableEventBase, frozen=True, kw_only=True, tag="passed"):
+    seat: int
+    user_id: int
+
+
+class Looked(TableEventBase, frozen=True, kw_only=True, tag="looked"):
+    seat: int
+    user_id: int
+    cards: tuple[str, str, str]  # shown to that player only
+
+
+class Called(TableEventBase, frozen=True, kw_only=True, tag="called"):
+    seat: int
+    user_id: int
+    amount: int  # chips paid
+    level: int
+
+
+class Raised(TableEventBase, frozen=True, kw_only=True, tag="raised"):
+    seat: int
+    user_id: int
+    amount: int  # chips paid
+    level: int  # the new level ("raise to")
+
+
+class Folded(TableEventBase, frozen=True, kw_only=True, tag="folded"):
+    seat: int
+    user_id: int
+    left: bool = False  # folded because the player stood up
+
+
+class TurnDeadlineSet(TableEventBase, frozen=True, kw_only=True, tag="turn_deadline_set"):
+    """Whose turn it is, in which round, and until when (the timer acts after `deadline`)."""
+
+    seat: int
+    deadline: float
+    phase: Phase = "betting"
+
+
+class TimedOut(TableEventBase, frozen=True, kw_only=True, tag="timed_out"):
+    """The server acted for a player whose deadline passed; `action` is what it did."""
+
+    seat: int
+    user_id: int
+    action: TimeoutAction
+
+
+class ShownHand(msgspec.Struct, frozen=True, kw_only=True):
+    cards: tuple[str, str, str]
+    score: int
+
+
+class ShowdownHappened(TableEventBase, frozen=True, kw_only=True, tag="showdown"):
+    deal: int
+    hands: dict[int, ShownHand]  # seat -> cards and score, for every player still in
+
+
+class SvaraStarted(TableEventBase, frozen=True, kw_only=True, tag="svara_started"):
+    tied: tuple[int, ...]
+    fee: int
+    eligible: tuple[int, ...]  # seats that may join (pay `fee`) before `join_deadline`
+    join_deadline: float
+    pot: int
+
+
+class SvaraJoined(TableEventBase, frozen=True, kw_only=True, tag="svara_joined"):
+    seat: int
+    user_id: int
+    fee: int
+
+
+class SvaraSkipped(TableEventBase, frozen=True, kw_only=True, tag="svara_skipped"):
+    seat: int
+    user_id: int
+
+
+class SvaraDealStarted(TableEventBase, frozen=True, kw_only=True, tag="svara_deal_started"):
+    deal: int
+    participants: tuple[int, ...]
+    commitment: str
+    seed: str  # secret until the hand is settled
+
+
+class DealSeed(msgspec.Struct, frozen=True, kw_only=True):
+    deal: int
+    commitment: str
+    seed: str
+
+
+class HandSettled(TableEventBase, frozen=True, kw_only=True, tag="hand_settled"):
+    number: int
+    winners: tuple[int, ...]
+    amounts: dict[int, int]  # seat -> chips won (after rake)
+    pot: int
+    rake: int
+    reason: SettleReason
+    seeds: tuple[DealSeed, ...]  # every deal's seed, revealed for the audit
+    next_hand_at: float
+    next_dealer: int  # the seat the next hand's dealer is sought from (clockwise)
+
+
+class PlayerSatOut(TableEventBase, frozen=True, kw_only=True, tag="sat_out"):
+    seat: int
+    user_id: int
+    reason: Literal["timeouts"] = "timeouts"
+
+
+class PlayerReturned(TableEventBase, frozen=True, kw_only=True, tag="returned"):
+    seat: int
+    user_id: int
+
+
+TableEvent = (
+    TableCreated
+    | PlayerSeated
+    | PlayerLeft
+    | HandStarted
+    | AntesPaid
+    | CardsDealt
+    | BlindPlaced
+    | Passed
+    | Looked
+    | Called
+    | Raised
+    | Folded
+    | TurnDeadlineSet
+    | TimedOut
+    | ShowdownHappened
+    | SvaraStarted
+    | SvaraJoined
+    | SvaraSkipped
+    | SvaraDealStarted
+    | HandSettled
+    | PlayerSatOut
+    | PlayerReturned
+)
+
+EVENT_TYPES: tuple[type[TableEventBase], ...] = (
+    TableCreated,
+    PlayerSeated,
+    PlayerLeft,
+    HandStarted,
+    AntesPaid,
+    CardsDealt,
+    BlindPlaced,
+    Passed,
+    Looked,
+    Called,
+    Raised,
+    Folded,
+    TurnDeadlineSet,
+    TimedOut,
+    ShowdownHappened,
+    SvaraStarted,
+    SvaraJoined,
+    SvaraSkipped,
+    SvaraDealStarted,
+    HandSettled,
+    PlayerSatOut,
+    PlayerReturned,
+)

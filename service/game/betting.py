@@ -1,0 +1,122 @@
+"""Betting arithmetic: the level cap, bet ranges and turn order. Pure queries on a state.
+
+Choices where RULES.md is silent (players expect a hand to always finish):
+- The cap is `min(put_in + stack)` over players still in. When a bet's minimum (the first
+  blind's bet_unit, a doubled blind, level + bet_unit, twice the last blind) is above the cap
+  but the cap is above the level, the only bet allowed is *exactly the cap* (the poorest player
+  can just cover it). When the cap equals the level nobody can bet any more: then `call` is
+  allowed even where it normally is not (calling a blind, or "calling" 0 chips), so the hand
+  proceeds to a showdown for what is already in.
+- Otherwise calling 0 chips is a check, which Svara does not have: the player raises or folds.
+- Raise counts and blind flags are per deal: a svara deal starts them afresh.
+"""
+
+from __future__ import annotations
+
+from service.game.state import Hand, Player, TableState
+
+
+def cap(state: TableState, hand: Hand) -> int:
+    """The highest level any bet may reach: what the poorest player still in can cover."""
+    seats = state.seats
+    best: int | None = None
+    for p in hand.players:
+        if not p.folded:
+            s = seats[p.seat]
+            reach = p.put_in + (s.stack if s is not None else 0)
+            if best is None or reach < best:
+                best = reach
+    return 0 if best is None else best
+
+
+def _bounded(low: int, high: int, top: int, level: int) -> tuple[int, int] | None:
+    """Clamp a bet range [low, high] by the cap `top`; exactly the cap if low is above it."""
+    if high > top:
+        high = top
+    if low <= high:
+        return low, high
+    if top > level:
+        return top, top
+    return None
+
+
+def blind_range(state: TableState, hand: Hand) -> tuple[int, int] | None:
+    """The blind sizes the player on turn may place (None: no blind is possible)."""
+    top = cap(state, hand)
+    last = hand.last_blind
+    if last == 0:
+        return _bounded(state.settings.unit, top, top, hand.level)
+    if state.settings.blind_raise == "double":
+        return _bounded(2 * last, 2 * last, top, hand.level)
+    return _bounded(2 * last, top, top, hand.level)
+
+
+def raise_range(state: TableState, hand: Hand, player: Player) -> tuple[int, int] | None:
+    """New levels `player` may raise to, ignoring the raise limit (None: the cap forbids it)."""
+    top = cap(state, hand)
+    low = hand.level + state.settings.unit
+    if hand.must_double and not player.blind and 2 * hand.last_blind > low:
+        low = 2 * hand.last_blind
+    return _bounded(low, top, top, hand.level)
+
+
+def can_raise(state: TableState, hand: Hand, player: Player) -> bool:
+    if player.raises >= state.settings.max_raises:
+        return False
+    return raise_range(state, hand, player) is not None
+
+
+def call_refusal(state: TableState, hand: Hand, player: Player) -> str | None:
+    """Why `player` may not call now (an error code), or None if calling is allowed."""
+    if raise_range(state, hand, player) is None:
+        return None  # the level is capped: calling (even 0 chips) is the way on
+    owes = hand.level > player.put_in
+    if player.raises >= state.settings.max_raises:
+        return None if owes else "no_check"
+    if hand.must_double and not player.blind:
+        return "cannot_call_blind"
+    return None if owes else "no_check"
+
+
+def order_key(seat: int, dealer: int, max_seats: int) -> int:
+    """Position clockwise from the dealer's left (0) to the dealer (max_seats - 1)."""
+    return (seat - dealer - 1) % max_seats
+
+
+def next_live(hand: Hand, seat: int, max_seats: int, wrap: bool) -> Player | None:
+    """The first player still in after `seat` clockwise (after the dealer only if `wrap`)."""
+    key = order_key(seat, hand.dealer, max_seats)
+    first: Player | None = None
+    for p in hand.players:
+        if p.folded:
+            continue
+        if order_key(p.seat, hand.dealer, max_seats) > key:
+            return p
+        if first is None:
+            first = p
+    if wrap and first is not None and first.seat != seat:
+        return first
+    return None
+
+
+def next_to_act(hand: Hand, seat: int, max_seats: int) -> Player | None:
+    """The next player after `seat` who still owes an action this betting round, or None when
+    everyone still in has matched the level and acted since the last raise."""
+    players = hand.players
+    n = len(players)
+    key = order_key(seat, hand.dealer, max_seats)
+    start = 0
+    while start < n and order_key(players[start].seat, hand.dealer, max_seats) <= key:
+        start += 1
+    level = hand.level
+    for k in range(n):
+        p = players[(start + k) % n]
+        if p.seat == seat or p.folded:
+            continue
+        if not p.acted or p.put_in < level:
+            return p
+    return None
+
+
+def live_players(hand: Hand) -> list[Player]:
+    return [p for p in hand.players if not p.folded]

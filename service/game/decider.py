@@ -1,0 +1,58 @@
+"""The table decider: `decide(state, command) -> events`, plus `evolve` and `fold`.
+
+Pure and synchronous: time and seeds come in with the command. A refused command raises
+GameError and emits nothing. `step` returns the events and the state they lead to, for callers
+that would otherwise evolve the same events again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from events.table import TableEvent
+from service.game import actions, seating, timers
+from service.game import commands as cmd
+from service.game.errors import GameError
+from service.game.evolve import evolve, fold
+from service.game.state import TableState
+from service.game.tx import Tx
+
+__all__ = ["decide", "evolve", "fold", "step"]
+
+_HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
+    cmd.SitDown: seating.sit_down,
+    cmd.Leave: seating.leave,
+    cmd.SitIn: seating.sit_in,
+    cmd.PlaceBlind: actions.place_blind,
+    cmd.Pass: actions.pass_blind,
+    cmd.Look: actions.look,
+    cmd.Call: actions.call,
+    cmd.Raise: actions.raise_to,
+    cmd.Fold: actions.fold,
+    cmd.JoinSvara: actions.join_svara,
+    cmd.SkipSvara: actions.skip_svara,
+    cmd.Tick: timers.tick,
+}
+
+
+def step(
+    state: TableState | None, command: cmd.TableCommand
+) -> tuple[list[TableEvent], TableState]:
+    """The events `command` produces and the state after them (refusal: GameError)."""
+    if isinstance(command, cmd.CreateTable):
+        events = seating.create_table(state, command)
+        return events, fold(events)
+    if state is None:
+        raise GameError("table_not_found", "no such table")
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
+    tx = Tx(state, command.now, command.seed)
+    handler(tx, command)
+    return tx.events, tx.state
+
+
+def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEvent]:
+    """What happens when `command` meets `state`: the events to append, in order."""
+    return step(state, command)[0]

@@ -1,0 +1,352 @@
+"""`evolve(state, event) -> state`: apply one fact. Pure, total over valid logs, no decisions.
+
+Events carry every decision (whose turn, which round, who won what), so applying one is
+bookkeeping: rebuild the touched structs, share the rest. `fold` replays a whole log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from msgspec.structs import replace
+
+from events import table as ev
+from events.table import TableEvent
+from service.game.state import Hand, HandResult, Player, Seat, TableState
+
+
+def _seat(state: TableState, seat: int) -> Seat:
+    s = state.seats[seat]
+    assert s is not None, f"no player at seat {seat}"
+    return s
+
+
+def _with_seat(state: TableState, seat: Seat | None, number: int, **changes: Any) -> TableState:
+    seats = state.seats
+    return replace(state, seats=(*seats[:number], seat, *seats[number + 1 :]), **changes)
+
+
+def _hand(state: TableState) -> Hand:
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
+    return hand
+
+
+def _with_player(hand: Hand, seat: int, **changes: Any) -> tuple[Player, ...]:
+    players = hand.players
+    for i, p in enumerate(players):
+        if p.seat == seat:
+            return (*players[:i], replace(p, **changes), *players[i + 1 :])
+    raise AssertionError(f"seat {seat} is not in the hand")
+
+
+def _pay(state: TableState, number: int, amount: int, **hand_changes: Any) -> TableState:
+    """Move `amount` from a seat's stack into the pot; the player acted on their own."""
+    s = _seat(state, number)
+    hand = _hand(state)
+    new_hand = replace(hand, pot=hand.pot + amount, **hand_changes)
+    return _with_seat(state, replace(s, stack=s.stack - amount, timeouts=0), number, hand=new_hand)
+
+
+def _reset_timeouts(state: TableState, number: int) -> TableState:
+    s = state.seats[number]
+    if s is None or s.timeouts == 0:
+        return state
+    return _with_seat(state, replace(s, timeouts=0), number)
+
+
+def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
+    assert state is None, "table already created"
+    return TableState(
+        table_id=e.table_id,
+        settings=e.settings,
+        created_by=e.created_by,
+        seats=(None,) * e.settings.max_seats,
+    )
+
+
+def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
+    seat = Seat(
+        seat=e.seat, user_id=e.user_id, name=e.name, stack=e.buy_in, order=state.seat_counter
+    )
+    return _with_seat(
+        state,
+        seat,
+        e.seat,
+        seat_counter=state.seat_counter + 1,
+        bought_in=state.bought_in + e.buy_in,
+    )
+
+
+def _player_left(state: TableState, e: ev.PlayerLeft) -> TableState:
+    state = _with_seat(state, None, e.seat, cashed_out=state.cashed_out + e.cashed_out)
+    hand = state.hand
+    if hand is not None and hand.phase == "svara_join":
+        seat = e.seat
+        hand = replace(
+            hand,
+            tied=tuple(x for x in hand.tied if x != seat),
+            eligible=tuple(x for x in hand.eligible if x != seat),
+            answered=tuple(x for x in hand.answered if x != seat),
+            joined=tuple(x for x in hand.joined if x != seat),
+        )
+        state = replace(state, hand=hand)
+    return state
+
+
+def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
+    seats = state.seats
+    players = []
+    for number in e.participants:
+        s = seats[number]
+        assert s is not None
+        players.append(Player(seat=number, user_id=s.user_id))
+    hand = Hand(
+        number=e.number,
+        deal=1,
+        dealer=e.dealer,
+        phase="blind",
+        players=tuple(players),
+        commitment=e.commitment,
+        seeds=(ev.DealSeed(deal=1, commitment=e.commitment, seed=e.seed),),
+    )
+    return replace(state, hand=hand, hand_number=e.number, next_hand_at=None)
+
+
+def _antes_paid(state: TableState, e: ev.AntesPaid) -> TableState:
+    seats = list(state.seats)
+    for number in e.seats:
+        s = seats[number]
+        assert s is not None
+        seats[number] = replace(s, stack=s.stack - e.ante)
+    return replace(state, seats=tuple(seats), hand=replace(_hand(state), pot=e.pot))
+
+
+def _cards_dealt(state: TableState, e: ev.CardsDealt) -> TableState:
+    hand = _hand(state)
+    cards = e.cards
+    players = tuple(replace(p, cards=cards[p.seat]) if p.seat in cards else p for p in hand.players)
+    return replace(state, hand=replace(hand, players=players))
+
+
+def _blind_placed(state: TableState, e: ev.BlindPlaced) -> TableState:
+    hand = _hand(state)
+    players = _with_player(hand, e.seat, put_in=e.amount, blind=True, acted=True)
+    return _pay(
+        state,
+        e.seat,
+        e.amount,
+        players=players,
+        level=e.amount,
+        last_blind=e.amount,
+        last_blind_seat=e.seat,
+    )
+
+
+def _passed(state: TableState, e: ev.Passed) -> TableState:
+    return _reset_timeouts(state, e.seat)
+
+
+def _looked(state: TableState, e: ev.Looked) -> TableState:
+    hand = _hand(state)
+    state = replace(state, hand=replace(hand, players=_with_player(hand, e.seat, looked=True)))
+    return _reset_timeouts(state, e.seat)
+
+
+def _called(state: TableState, e: ev.Called) -> TableState:
+    hand = _hand(state)
+    p = hand.player(e.seat)
+    assert p is not None
+    players = _with_player(hand, e.seat, put_in=p.put_in + e.amount, acted=True)
+    return _pay(state, e.seat, e.amount, players=players)
+
+
+def _raised(state: TableState, e: ev.Raised) -> TableState:
+    hand = _hand(state)
+    seat = e.seat
+    players = tuple(
+        replace(p, put_in=p.put_in + e.amount, raises=p.raises + 1, acted=True)
+        if p.seat == seat
+        else (replace(p, acted=False) if p.acted else p)
+        for p in hand.players
+    )
+    return _pay(state, seat, e.amount, players=players, level=e.level, must_double=False)
+
+
+def _fold_player(state: TableState, seat: int) -> TableState:
+    hand = _hand(state)
+    return replace(state, hand=replace(hand, players=_with_player(hand, seat, folded=True)))
+
+
+def _folded(state: TableState, e: ev.Folded) -> TableState:
+    return _reset_timeouts(_fold_player(state, e.seat), e.seat)
+
+
+def _turn_deadline_set(state: TableState, e: ev.TurnDeadlineSet) -> TableState:
+    hand = _hand(state)
+    changes: dict[str, Any] = {"turn": e.seat, "turn_deadline": e.deadline, "phase": e.phase}
+    if hand.phase == "blind" and e.phase == "betting":
+        changes["must_double"] = hand.last_blind > 0
+    return replace(state, hand=replace(hand, **changes))
+
+
+def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
+    if e.action == "skip_svara":
+        hand = _hand(state)
+        return replace(state, hand=replace(hand, answered=(*hand.answered, e.seat)))
+    s = _seat(state, e.seat)
+    state = _with_seat(state, replace(s, timeouts=s.timeouts + 1), e.seat)
+    if e.action == "fold":
+        state = _fold_player(state, e.seat)
+    return state
+
+
+def _showdown(state: TableState, e: ev.ShowdownHappened) -> TableState:
+    hand = replace(_hand(state), shown=e.hands, turn=None, turn_deadline=None)
+    return replace(state, hand=hand)
+
+
+def _svara_started(state: TableState, e: ev.SvaraStarted) -> TableState:
+    hand = replace(
+        _hand(state),
+        phase="svara_join",
+        tied=e.tied,
+        svara_fee=e.fee,
+        eligible=e.eligible,
+        answered=(),
+        joined=(),
+        join_deadline=e.join_deadline,
+        turn=None,
+        turn_deadline=None,
+    )
+    return replace(state, hand=hand)
+
+
+def _svara_joined(state: TableState, e: ev.SvaraJoined) -> TableState:
+    hand = _hand(state)
+    return _pay(
+        state,
+        e.seat,
+        e.fee,
+        answered=(*hand.answered, e.seat),
+        joined=(*hand.joined, e.seat),
+    )
+
+
+def _svara_skipped(state: TableState, e: ev.SvaraSkipped) -> TableState:
+    hand = _hand(state)
+    state = replace(state, hand=replace(hand, answered=(*hand.answered, e.seat)))
+    return _reset_timeouts(state, e.seat)
+
+
+def _svara_deal_started(state: TableState, e: ev.SvaraDealStarted) -> TableState:
+    hand = _hand(state)
+    seats = state.seats
+    players = []
+    for number in e.participants:
+        s = seats[number]
+        assert s is not None
+        players.append(Player(seat=number, user_id=s.user_id))
+    hand = replace(
+        hand,
+        deal=e.deal,
+        phase="blind",
+        players=tuple(players),
+        level=0,
+        turn=None,
+        turn_deadline=None,
+        commitment=e.commitment,
+        seeds=(*hand.seeds, ev.DealSeed(deal=e.deal, commitment=e.commitment, seed=e.seed)),
+        last_blind=0,
+        last_blind_seat=None,
+        must_double=False,
+        tied=(),
+        svara_fee=0,
+        eligible=(),
+        answered=(),
+        joined=(),
+        join_deadline=None,
+        shown={},
+    )
+    return replace(state, hand=hand)
+
+
+def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
+    seats = list(state.seats)
+    for number, amount in e.amounts.items():
+        s = seats[number]
+        assert s is not None
+        seats[number] = replace(s, stack=s.stack + amount)
+    hand = replace(
+        _hand(state),
+        phase="settled",
+        pot=0,
+        turn=None,
+        turn_deadline=None,
+        join_deadline=None,
+        result=HandResult(
+            winners=e.winners, amounts=e.amounts, pot=e.pot, rake=e.rake, reason=e.reason
+        ),
+    )
+    return replace(
+        state,
+        seats=tuple(seats),
+        hand=hand,
+        rake_total=state.rake_total + e.rake,
+        next_hand_at=e.next_hand_at,
+        next_dealer=e.next_dealer,
+    )
+
+
+def _sat_out(state: TableState, e: ev.PlayerSatOut) -> TableState:
+    return _with_seat(state, replace(_seat(state, e.seat), sat_out=True), e.seat)
+
+
+def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:
+    return _with_seat(state, replace(_seat(state, e.seat), sat_out=False, timeouts=0), e.seat)
+
+
+_APPLY: dict[type, Callable[[Any, Any], TableState]] = {
+    ev.TableCreated: _table_created,
+    ev.PlayerSeated: _player_seated,
+    ev.PlayerLeft: _player_left,
+    ev.HandStarted: _hand_started,
+    ev.AntesPaid: _antes_paid,
+    ev.CardsDealt: _cards_dealt,
+    ev.BlindPlaced: _blind_placed,
+    ev.Passed: _passed,
+    ev.Looked: _looked,
+    ev.Called: _called,
+    ev.Raised: _raised,
+    ev.Folded: _folded,
+    ev.TurnDeadlineSet: _turn_deadline_set,
+    ev.TimedOut: _timed_out,
+    ev.ShowdownHappened: _showdown,
+    ev.SvaraStarted: _svara_started,
+    ev.SvaraJoined: _svara_joined,
+    ev.SvaraSkipped: _svara_skipped,
+    ev.SvaraDealStarted: _svara_deal_started,
+    ev.HandSettled: _hand_settled,
+    ev.PlayerSatOut: _sat_out,
+    ev.PlayerReturned: _returned,
+}
+
+
+def evolve(state: TableState | None, event: TableEvent) -> TableState:
+    """The state after `event`. Never mutates `state`."""
+    if state is None and not isinstance(event, ev.TableCreated):
+        raise ValueError(f"the first event of a table must be table_created, not {event!r}")
+    return _APPLY[type(event)](state, event)
+
+
+def fold(events: Iterable[TableEvent], state: TableState | None = None) -> TableState:
+    """Replay `events` on top of `state` (None: from the table's creation)."""
+    apply = _APPLY
+    for event in events:
+        if state is None and not isinstance(event, ev.TableCreated):
+            raise ValueError("the first event of a table must be table_created")
+        state = apply[type(event)](state, event)
+    if state is None:
+        raise ValueError("no events to fold")
+    return state

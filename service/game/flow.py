@@ -1,0 +1,239 @@
+"""How a hand moves on: start and deal, next turn, showdown, svara, settlement.
+
+Each function emits the events that follow an action, reading the state they produce.
+Choices where RULES.md is silent:
+- The dealer must be dealt in: if the rule's dealer (first seated player, previous winner,
+  or the seat after the previous dealer) is absent or cannot play, the next participant
+  clockwise deals.
+- A player who stands up on their blind turn ends the blind round, like a pass.
+- Svara: only players seated (and not sat out) when the svara starts, with enough chips for
+  the fee, may join. If a tied player stands up during the join window and only one
+  contender (tied or joined) is left, that contender takes the pot at once.
+- `split`: the pot after rake is shared; the chips that do not divide go one each to the tied
+  players in order clockwise from the dealer's left (for two tied players: the odd chip).
+- Rake is taken from every settled pot, svara pots once at the end: floor(pot * rake% / 100).
+- A hand needing a deal with a seed that is not 32 bytes is refused (`invalid_seed`).
+"""
+
+from __future__ import annotations
+
+from events import table as ev
+from service.game import betting
+from service.game.deck import SEED_BYTES, commitment, deal_hands, shuffled_deck
+from service.game.errors import GameError
+from service.game.scoring import score
+from service.game.state import Seat, TableState
+from service.game.tx import Tx
+
+
+def _seed(tx: Tx) -> bytes:
+    if len(tx.seed) != SEED_BYTES:
+        raise GameError("invalid_seed", f"dealing needs a {SEED_BYTES}-byte seed")
+    return tx.seed
+
+
+def _dealt(tx: Tx, number: int, deal: int, participants: tuple[int, ...], seed: bytes) -> None:
+    deck = shuffled_deck(seed, tx.state.table_id, number, deal)
+    hands = deal_hands(deck, len(participants))
+    tx.emit(ev.CardsDealt(deal=deal, cards=dict(zip(participants, hands, strict=True))))
+    _turn(tx, participants[0], "blind")
+
+
+def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
+    deadline = tx.now + tx.state.settings.turn_seconds
+    tx.emit(ev.TurnDeadlineSet(seat=seat, deadline=deadline, phase=phase))
+
+
+def choose_dealer(state: TableState, eligible: list[Seat]) -> int:
+    seats = {s.seat for s in eligible}
+    start = state.next_dealer
+    if start is None:
+        present = [s for s in state.seats if s is not None]
+        start = min(present, key=lambda s: s.order).seat
+    n = state.settings.max_seats
+    for k in range(n):
+        if (start + k) % n in seats:
+            return (start + k) % n
+    raise AssertionError("no eligible dealer")
+
+
+def start_hand(tx: Tx) -> None:
+    """Deal a new hand to every eligible player (the caller checked there are 2 or more)."""
+    state = tx.state
+    eligible = state.eligible_seats()
+    seed = _seed(tx)
+    dealer = choose_dealer(state, eligible)
+    n = state.settings.max_seats
+    chosen = {s.seat for s in eligible}
+    participants = tuple((dealer + k) % n for k in range(1, n + 1) if (dealer + k) % n in chosen)
+    number = state.hand_number + 1
+    ante = state.settings.ante
+    tx.emit(
+        ev.HandStarted(
+            number=number,
+            dealer=dealer,
+            participants=participants,
+            commitment=commitment(seed),
+            seed=seed.hex(),
+        )
+    )
+    tx.emit(ev.AntesPaid(ante=ante, seats=participants, pot=ante * len(participants)))
+    _dealt(tx, number, 1, participants, seed)
+
+
+def maybe_start_hand(tx: Tx) -> None:
+    """Start a hand now if one is due (between hands, pause over, 2+ eligible players)."""
+    state = tx.state
+    if not state.can_start_hand():
+        return
+    if state.next_hand_at is not None and tx.now < state.next_hand_at:
+        return
+    start_hand(tx)
+
+
+def start_betting(tx: Tx) -> None:
+    hand = tx.hand
+    n = tx.state.settings.max_seats
+    first = None
+    if hand.last_blind_seat is not None:
+        first = betting.next_live(hand, hand.last_blind_seat, n, wrap=True)
+    if first is None:
+        first = betting.live_players(hand)[0]
+    _turn(tx, first.seat, "betting")
+
+
+def blind_round_over(tx: Tx) -> None:
+    """A pass (or a departure on the blind turn) ends the blind round for everyone."""
+    if not won_by_folds(tx):
+        start_betting(tx)
+
+
+def after_blind_turn(tx: Tx, seat: int) -> None:
+    """The blind chain continues with the next player still in, unless `seat` was the last
+    of the chain (the dealer's end) or that player has looked."""
+    if won_by_folds(tx):
+        return
+    hand = tx.hand
+    nxt = betting.next_live(hand, seat, tx.state.settings.max_seats, wrap=False)
+    if nxt is None or nxt.looked:
+        start_betting(tx)
+    else:
+        _turn(tx, nxt.seat, "blind")
+
+
+def after_bet(tx: Tx, seat: int) -> None:
+    """After `seat` acted in the betting round: next turn, or the round is over."""
+    if won_by_folds(tx):
+        return
+    nxt = betting.next_to_act(tx.hand, seat, tx.state.settings.max_seats)
+    if nxt is None:
+        showdown(tx)
+    else:
+        _turn(tx, nxt.seat, "betting")
+
+
+def won_by_folds(tx: Tx) -> bool:
+    live = betting.live_players(tx.hand)
+    if len(live) == 1:
+        settle(tx, (live[0].seat,), "last_player")
+        return True
+    return False
+
+
+def showdown(tx: Tx) -> None:
+    hand = tx.hand
+    options = tx.state.settings.scoring
+    shown: dict[int, ev.ShownHand] = {}
+    for p in hand.players:
+        if not p.folded:
+            assert p.cards is not None
+            shown[p.seat] = ev.ShownHand(cards=p.cards, score=score(p.cards, options))
+    tx.emit(ev.ShowdownHappened(deal=hand.deal, hands=shown))
+    best = max(h.score for h in shown.values())
+    tied = tuple(seat for seat, h in shown.items() if h.score == best)
+    if len(tied) == 1:
+        settle(tx, tied, "showdown")
+    elif tx.state.settings.svara == "split":
+        settle(tx, tied, "split")
+    else:
+        start_svara(tx, tied)
+
+
+def start_svara(tx: Tx, tied: tuple[int, ...]) -> None:
+    state = tx.state
+    hand = tx.hand
+    settings = state.settings
+    fee = settings.ante if settings.svara_join_fee == "ante" else hand.pot // len(tied)
+    n = settings.max_seats
+    eligible = tuple(
+        s.seat
+        for s in sorted(
+            (s for s in state.seats if s is not None),
+            key=lambda s: betting.order_key(s.seat, hand.dealer, n),
+        )
+        if s.seat not in tied and not s.sat_out and s.stack >= fee
+    )
+    tx.emit(
+        ev.SvaraStarted(
+            tied=tied,
+            fee=fee,
+            eligible=eligible,
+            join_deadline=tx.now + settings.join_seconds,
+            pot=hand.pot,
+        )
+    )
+    if not eligible:
+        close_svara_window(tx)
+
+
+def svara_answered(tx: Tx) -> None:
+    """After an answer or a departure in the join window: settle, deal, or wait on."""
+    hand = tx.hand
+    last_one = len(hand.tied) + len(hand.joined) == 1
+    if last_one or all(seat in hand.answered for seat in hand.eligible):
+        close_svara_window(tx)
+
+
+def close_svara_window(tx: Tx) -> None:
+    hand = tx.hand
+    n = tx.state.settings.max_seats
+    contenders = tuple(
+        sorted({*hand.tied, *hand.joined}, key=lambda s: betting.order_key(s, hand.dealer, n))
+    )
+    if len(contenders) == 1:
+        settle(tx, contenders, "svara_walkover")
+        return
+    seed = _seed(tx)
+    deal = hand.deal + 1
+    tx.emit(
+        ev.SvaraDealStarted(
+            deal=deal, participants=contenders, commitment=commitment(seed), seed=seed.hex()
+        )
+    )
+    _dealt(tx, hand.number, deal, contenders, seed)
+
+
+def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
+    state = tx.state
+    hand = tx.hand
+    settings = state.settings
+    n = settings.max_seats
+    ordered = tuple(sorted(winners, key=lambda s: betting.order_key(s, hand.dealer, n)))
+    pot = hand.pot
+    rake = pot * settings.rake_percent // 100
+    share, odd = divmod(pot - rake, len(ordered))
+    amounts = {seat: share + (1 if i < odd else 0) for i, seat in enumerate(ordered)}
+    next_dealer = ordered[0] if settings.dealer == "winner" else (hand.dealer + 1) % n
+    tx.emit(
+        ev.HandSettled(
+            number=hand.number,
+            winners=ordered,
+            amounts=amounts,
+            pot=pot,
+            rake=rake,
+            reason=reason,
+            seeds=hand.seeds,
+            next_hand_at=tx.now + settings.next_hand_seconds,
+            next_dealer=next_dealer,
+        )
+    )

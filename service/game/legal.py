@@ -1,0 +1,209 @@
+"""What a player may do now: `legal_actions` for clients, `verify_*` for the decider.
+
+Both are built on the same predicates (service.game.betting), so an action listed as legal is
+exactly one `decide` accepts, with the same amount bounds. Verifiers raise a precise GameError.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from service.game import betting
+from service.game.errors import GameError
+from service.game.state import Hand, Player, Seat, TableState
+
+
+class LegalAction(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One entry of API.md's `legal` list; None fields are left out of the JSON."""
+
+    type: str
+    min: int | None = None
+    max: int | None = None
+    amount: int | None = None
+
+    def to_dict(self) -> dict[str, int | str]:
+        out: dict[str, int | str] = {"type": self.type}
+        if self.min is not None:
+            out["min"] = self.min
+        if self.max is not None:
+            out["max"] = self.max
+        if self.amount is not None:
+            out["amount"] = self.amount
+        return out
+
+
+def seated(state: TableState, user_id: int) -> Seat:
+    s = state.seat_by_user(user_id)
+    if s is None:
+        raise GameError("not_seated", "you are not seated at this table")
+    return s
+
+
+def current_hand(state: TableState) -> Hand:
+    hand = state.hand
+    if hand is None or hand.phase == "settled":
+        raise GameError("no_hand", "no hand is being played")
+    return hand
+
+
+def _in_hand(hand: Hand, s: Seat) -> Player | None:
+    p = hand.player(s.seat)
+    if p is None or p.folded or p.user_id != s.user_id:
+        return None
+    return p
+
+
+def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[Hand, Player]:
+    """The hand and the caller's player, if it is the caller's turn in `phase`."""
+    s = seated(state, user_id)
+    hand = current_hand(state)
+    if hand.phase != phase:
+        raise GameError("wrong_phase", f"'{action}' is not possible in the {hand.phase} phase")
+    p = _in_hand(hand, s)
+    if p is None or hand.turn != s.seat:
+        raise GameError("not_your_turn", "it is not your turn")
+    return hand, p
+
+
+def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: str) -> None:
+    if bounds is None:
+        raise GameError("amount_too_large", f"no {what} is possible: {why}")
+    low, high = bounds
+    if amount < low:
+        raise GameError("amount_too_small", f"the {what} must be at least {low}")
+    if amount > high:
+        raise GameError("amount_too_large", f"the {what} may be at most {high}")
+
+
+def verify_blind(state: TableState, user_id: int, amount: int) -> tuple[Hand, Player]:
+    hand, p = on_turn(state, user_id, "blind", "blind")
+    if p.looked:
+        raise GameError("cannot_blind_after_look", "you have looked at your cards")
+    why = "the poorest player cannot cover a bigger one"
+    _check_amount(amount, betting.blind_range(state, hand), "blind", why)
+    return hand, p
+
+
+def verify_pass(state: TableState, user_id: int) -> tuple[Hand, Player]:
+    return on_turn(state, user_id, "blind", "pass")
+
+
+def verify_look(state: TableState, user_id: int) -> tuple[Hand, Player]:
+    s = seated(state, user_id)
+    hand = current_hand(state)
+    if not hand.active:
+        raise GameError("wrong_phase", "there are no cards to look at now")
+    p = _in_hand(hand, s)
+    if p is None:
+        raise GameError("not_in_hand", "you have no cards in this deal")
+    if p.looked:
+        raise GameError("already_looked", "you have already looked at your cards")
+    return hand, p
+
+
+def verify_call(state: TableState, user_id: int) -> tuple[Hand, Player]:
+    hand, p = on_turn(state, user_id, "betting", "call")
+    refusal = betting.call_refusal(state, hand, p)
+    if refusal == "cannot_call_blind":
+        raise GameError(
+            "cannot_call_blind", f"after a blind you must raise to at least {2 * hand.last_blind}"
+        )
+    if refusal is not None:
+        raise GameError(refusal, "there is no check: raise or fold")
+    return hand, p
+
+
+def verify_raise(state: TableState, user_id: int, amount: int) -> tuple[Hand, Player]:
+    hand, p = on_turn(state, user_id, "betting", "raise")
+    if p.raises >= state.settings.max_raises:
+        raise GameError("raise_limit", f"you may raise at most {state.settings.max_raises} times")
+    why = f"the level is capped at {betting.cap(state, hand)} by the poorest player"
+    _check_amount(amount, betting.raise_range(state, hand, p), "raise", why)
+    return hand, p
+
+
+def verify_fold(state: TableState, user_id: int) -> tuple[Hand, Player]:
+    return on_turn(state, user_id, "betting", "fold")
+
+
+def verify_svara_answer(state: TableState, user_id: int, joining: bool) -> tuple[Hand, Seat]:
+    s = seated(state, user_id)
+    hand = state.hand
+    if hand is None or hand.phase == "settled":
+        raise GameError("no_hand", "no hand is being played")
+    if hand.phase != "svara_join":
+        raise GameError("wrong_phase", "no svara is open for joining")
+    if s.seat not in hand.eligible:
+        raise GameError("not_eligible", "you may not join this svara")
+    if s.seat in hand.answered:
+        raise GameError("already_answered", "you have already answered this svara")
+    if joining and s.stack < hand.svara_fee:
+        raise GameError("insufficient_chips", f"joining costs {hand.svara_fee} chips")
+    return hand, s
+
+
+def verify_sit_in(state: TableState, user_id: int) -> Seat:
+    s = seated(state, user_id)
+    if not s.sat_out:
+        raise GameError("not_sat_out", "you are not sat out")
+    return s
+
+
+def legal_actions(state: TableState, user_id: int) -> list[LegalAction]:
+    """Exactly the actions `decide` would accept from `user_id` now, with their bounds."""
+    s = state.seat_by_user(user_id)
+    if s is None:
+        return []
+    out: list[LegalAction] = []
+    hand = state.hand
+    if hand is not None and hand.active:
+        p = _in_hand(hand, s)
+        if p is not None:
+            out.extend(_hand_actions(state, hand, p))
+    elif (
+        hand is not None
+        and hand.phase == "svara_join"
+        and s.seat in hand.eligible
+        and s.seat not in hand.answered
+    ):
+        if s.stack >= hand.svara_fee:
+            out.append(LegalAction("join_svara", amount=hand.svara_fee))
+        out.append(LegalAction("skip_svara"))
+    if s.sat_out:
+        out.append(LegalAction("sit_in"))
+    return out
+
+
+def _hand_actions(state: TableState, hand: Hand, p: Player) -> list[LegalAction]:
+    out: list[LegalAction] = []
+    mine = hand.turn == p.seat
+    if mine and hand.phase == "blind":
+        bounds = None if p.looked else betting.blind_range(state, hand)
+        if bounds is not None:
+            low, high = bounds
+            out.append(
+                LegalAction("blind", amount=low)
+                if low == high
+                else LegalAction("blind", min=low, max=high)
+            )
+        out.append(LegalAction("pass"))
+    if not p.looked:
+        out.append(LegalAction("look"))
+    if mine and hand.phase == "betting":
+        if betting.call_refusal(state, hand, p) is None:
+            out.append(LegalAction("call", amount=hand.level - p.put_in))
+        if p.raises < state.settings.max_raises:
+            bounds = betting.raise_range(state, hand, p)
+            if bounds is not None:
+                out.append(LegalAction("raise", min=bounds[0], max=bounds[1]))
+        out.append(LegalAction("fold"))
+    return out
+
+
+def can_raise(state: TableState, seat: int) -> bool:
+    """Whether the player at `seat` could raise if it were their turn in the betting round."""
+    hand = state.hand
+    if hand is None or not hand.active:
+        return False
+    p = hand.player(seat)
+    return p is not None and not p.folded and betting.can_raise(state, hand, p)

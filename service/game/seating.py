@@ -1,0 +1,96 @@
+"""Creating a table, sitting down, standing up, coming back from sitting out.
+
+Choices where RULES.md is silent:
+- Seats are numbered 0 .. max_seats-1; without a requested seat the lowest free one is taken.
+- Someone seated mid-hand waits for the next hand (and is not offered the current svara).
+- Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
+- A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
+  and the pause after the last hand is over; otherwise the next Tick starts it.
+"""
+
+from __future__ import annotations
+
+from events import table as ev
+from service.game import commands as cmd
+from service.game import flow
+from service.game.errors import GameError
+from service.game.legal import seated, verify_sit_in
+from service.game.state import TableState
+from service.game.tx import Tx
+
+
+def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableEvent]:
+    if state is not None:
+        raise GameError("table_exists", f"table {c.table_id!r} already exists")
+    if not c.table_id:
+        raise GameError("invalid_settings", "a table needs an id")
+    settings = c.settings.validated()
+    return [
+        ev.TableCreated(
+            table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now
+        )
+    ]
+
+
+def sit_down(tx: Tx, c: cmd.SitDown) -> None:
+    state = tx.state
+    if state.seat_of(c.user_id) is not None:
+        raise GameError("already_seated", "you already have a seat at this table")
+    free = [i for i, s in enumerate(state.seats) if s is None]
+    if c.seat is None:
+        if not free:
+            raise GameError("table_full", "every seat is taken")
+        number = free[0]
+    else:
+        if not 0 <= c.seat < state.settings.max_seats:
+            raise GameError(
+                "invalid_seat", f"seats are numbered 0 to {state.settings.max_seats - 1}"
+            )
+        if not free:
+            raise GameError("table_full", "every seat is taken")
+        if state.seats[c.seat] is not None:
+            raise GameError("seat_taken", f"seat {c.seat} is taken")
+        number = c.seat
+    low, high = state.settings.buy_in_range
+    if not low <= c.buy_in <= high:
+        raise GameError("buy_in_out_of_range", f"the buy-in must be between {low} and {high}")
+    name = c.name.strip()[:64] or f"player {c.user_id}"
+    tx.emit(
+        ev.PlayerSeated(
+            user_id=c.user_id, name=name, seat=number, buy_in=c.buy_in, transfer_id=c.transfer_id
+        )
+    )
+    flow.maybe_start_hand(tx)
+
+
+def leave(tx: Tx, c: cmd.Leave) -> None:
+    s = seated(tx.state, c.user_id)
+    hand = tx.state.hand
+    if hand is not None and hand.active:
+        p = hand.player(s.seat)
+        if p is not None and not p.folded and p.user_id == s.user_id:
+            on_turn = hand.turn == s.seat
+            phase = hand.phase
+            tx.emit(ev.Folded(seat=s.seat, user_id=s.user_id, left=True))
+            if on_turn and phase == "blind":
+                flow.blind_round_over(tx)
+            elif on_turn:
+                flow.after_bet(tx, s.seat)
+            else:
+                flow.won_by_folds(tx)
+    stack = tx.state.seats[s.seat]
+    assert stack is not None
+    tx.emit(
+        ev.PlayerLeft(
+            user_id=s.user_id, seat=s.seat, cashed_out=stack.stack, transfer_id=c.transfer_id
+        )
+    )
+    hand = tx.state.hand
+    if hand is not None and hand.phase == "svara_join":
+        flow.svara_answered(tx)
+
+
+def sit_in(tx: Tx, c: cmd.SitIn) -> None:
+    s = verify_sit_in(tx.state, c.user_id)
+    tx.emit(ev.PlayerReturned(seat=s.seat, user_id=s.user_id))
+    flow.maybe_start_hand(tx)

@@ -1,0 +1,172 @@
+"""A table's state: the fold of its events. Immutable msgspec Structs with structural sharing.
+
+`evolve` never mutates: it rebuilds only the structs an event touches (a seat, a player, the
+hand) and shares the rest, so a step costs a few small allocations. Seats are a tuple indexed
+by seat number (None = empty) for O(1) lookup; a hand's players are a tuple in playing order
+(clockwise from the dealer's left). Snapshots are msgpack (`encode_state` / `decode_state`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from events.table import DealSeed, ShownHand
+from service.game.settings import TableSettings
+
+HandPhase = Literal["blind", "betting", "svara_join", "settled"]
+TablePhase = Literal["waiting", "blind", "betting", "svara_join", "settled"]
+
+
+class Seat(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    user_id: int
+    name: str
+    stack: int
+    order: int  # seating order at this table: the lowest present is "the first seated player"
+    sat_out: bool = False
+    timeouts: int = 0  # consecutive turn timeouts; any own action resets it
+
+
+class Player(msgspec.Struct, frozen=True, kw_only=True):
+    """One participant of the current deal."""
+
+    seat: int
+    user_id: int
+    cards: tuple[str, str, str] | None = None  # secret: shown via Looked / showdown only
+    folded: bool = False
+    blind: bool = False  # went blind in this deal
+    looked: bool = False
+    put_in: int = 0  # chips put in this deal beyond the ante
+    raises: int = 0  # raises this deal (blinds do not count)
+    acted: bool = False  # has acted since the last raise
+
+
+class HandResult(msgspec.Struct, frozen=True, kw_only=True):
+    winners: tuple[int, ...]
+    amounts: dict[int, int]
+    pot: int
+    rake: int
+    reason: str
+
+
+class Hand(msgspec.Struct, frozen=True, kw_only=True):
+    number: int
+    deal: int
+    dealer: int
+    phase: HandPhase
+    players: tuple[Player, ...]
+    pot: int = 0
+    level: int = 0
+    turn: int | None = None  # seat whose turn it is (blind / betting)
+    turn_deadline: float | None = None
+    commitment: str = ""
+    seeds: tuple[DealSeed, ...] = ()  # every deal's (secret) seed, current deal last
+    last_blind: int = 0  # size of the last blind this deal (0: none)
+    last_blind_seat: int | None = None
+    must_double: bool = False  # no raise yet after blinds: non-blind players may not call
+    # svara join window
+    tied: tuple[int, ...] = ()
+    svara_fee: int = 0
+    eligible: tuple[int, ...] = ()
+    answered: tuple[int, ...] = ()
+    joined: tuple[int, ...] = ()
+    join_deadline: float | None = None
+    # the last showdown of this hand (public once it happened) and the result
+    shown: dict[int, ShownHand] = msgspec.field(default_factory=dict)
+    result: HandResult | None = None
+
+    def player(self, seat: int) -> Player | None:
+        for p in self.players:
+            if p.seat == seat:
+                return p
+        return None
+
+    def index_of(self, seat: int) -> int:
+        for i, p in enumerate(self.players):
+            if p.seat == seat:
+                return i
+        return -1
+
+    @property
+    def active(self) -> bool:
+        """Cards are out and the hand is being played (blind or betting round)."""
+        return self.phase == "blind" or self.phase == "betting"
+
+
+class TableState(msgspec.Struct, frozen=True, kw_only=True):
+    table_id: str
+    settings: TableSettings
+    created_by: int
+    seats: tuple[Seat | None, ...]
+    hand: Hand | None = None
+    hand_number: int = 0
+    rake_total: int = 0
+    next_dealer: int | None = None  # seat to seek the next dealer from; None: first seated
+    next_hand_at: float | None = None
+    seat_counter: int = 0
+    bought_in: int = 0  # sum of all buy-ins ever (chip conservation checks)
+    cashed_out: int = 0  # sum of all cash-outs ever
+
+    @property
+    def phase(self) -> TablePhase:
+        return "waiting" if self.hand is None else self.hand.phase
+
+    def seat_of(self, user_id: int) -> int | None:
+        for s in self.seats:
+            if s is not None and s.user_id == user_id:
+                return s.seat
+        return None
+
+    def seat_by_user(self, user_id: int) -> Seat | None:
+        for s in self.seats:
+            if s is not None and s.user_id == user_id:
+                return s
+        return None
+
+    def eligible_seats(self) -> list[Seat]:
+        """Seated players who would be dealt in: not sat out and able to pay the ante."""
+        ante = self.settings.ante
+        return [s for s in self.seats if s is not None and not s.sat_out and s.stack >= ante]
+
+    def can_start_hand(self) -> bool:
+        hand = self.hand
+        if hand is not None and hand.phase != "settled":
+            return False
+        return len(self.eligible_seats()) >= 2
+
+    @property
+    def deadline(self) -> float | None:
+        """The earliest time at which a Tick would do something (None: no timer needed)."""
+        hand = self.hand
+        if hand is not None:
+            phase = hand.phase
+            if phase == "blind" or phase == "betting":
+                return hand.turn_deadline
+            if phase == "svara_join":
+                return hand.join_deadline
+        if self.can_start_hand():
+            return self.next_hand_at if self.next_hand_at is not None else 0.0
+        return None
+
+    def chips_in_play(self) -> int:
+        """Stacks + pot + rake: always equals bought_in - cashed_out."""
+        total = self.rake_total + (self.hand.pot if self.hand is not None else 0)
+        for s in self.seats:
+            if s is not None:
+                total += s.stack
+        return total
+
+
+_state_encoder = msgspec.msgpack.Encoder()
+_state_decoder: msgspec.msgpack.Decoder[TableState] = msgspec.msgpack.Decoder(TableState)
+
+
+def encode_state(state: TableState) -> bytes:
+    return _state_encoder.encode(state)
+
+
+def decode_state(data: bytes) -> TableState:
+    """Decode a snapshot; raises msgspec errors on bad bytes (callers then ignore it)."""
+    return _state_decoder.decode(data)

@@ -1,0 +1,130 @@
+"""Per-viewer projections: the only shapes of state and events that leave the server.
+
+What a viewer may see: their own cards once they looked (their `looked` event carries them),
+everyone's cards at a showdown, deck seeds once the hand is settled. Spectators (viewer None)
+see the public view. Everything else is removed (seeds) or nulled (cards).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from events import table as ev
+from events.codec import event_type
+from events.table import TableEvent
+from service.game.legal import legal_actions
+from service.game.scoring import score
+from service.game.state import Hand, Player, TableState
+
+JSON = dict[str, Any]
+
+
+def _visible_cards(
+    state: TableState, hand: Hand, p: Player, viewer: int | None
+) -> tuple[str, str, str] | None:
+    shown = hand.shown.get(p.seat)
+    if shown is not None:
+        return shown.cards
+    if viewer is not None and p.user_id == viewer and p.looked:
+        return p.cards
+    return None
+
+
+def _hand_view(state: TableState, hand: Hand) -> JSON:
+    out: JSON = {
+        "number": hand.number,
+        "deal": hand.deal,
+        "phase": hand.phase,
+        "dealer": hand.dealer,
+        "pot": hand.pot,
+        "level": hand.level,
+        "turn": hand.turn,
+        "deadline": state.deadline,
+        "commitment": hand.commitment,
+        "last_blind": hand.last_blind,
+    }
+    if hand.phase == "svara_join":
+        out["svara"] = {
+            "tied": list(hand.tied),
+            "fee": hand.svara_fee,
+            "eligible": list(hand.eligible),
+            "answered": list(hand.answered),
+            "joined": list(hand.joined),
+            "deadline": hand.join_deadline,
+        }
+    if hand.result is not None:
+        r = hand.result
+        out["result"] = {
+            "winner_seats": list(r.winners),
+            "amounts": {str(k): v for k, v in r.amounts.items()},
+            "pot": r.pot,
+            "rake": r.rake,
+            "reason": r.reason,
+        }
+        out["seeds"] = [msgspec.to_builtins(s) for s in hand.seeds]
+    return out
+
+
+def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
+    """API.md's "caller's view" of the table for `viewer_user_id` (None: a spectator)."""
+    hand = state.hand
+    options = state.settings.scoring
+    seats: list[JSON] = []
+    you: JSON = {"seat": None, "cards": None, "score": None, "legal": []}
+    for s in state.seats:
+        if s is None:
+            continue
+        p = hand.player(s.seat) if hand is not None else None
+        if p is not None and p.user_id != s.user_id:
+            p = None  # a newcomer in the seat of someone who left mid-hand
+        cards = None
+        if hand is not None and p is not None:
+            cards = _visible_cards(state, hand, p, viewer_user_id)
+        entry: JSON = {
+            "seat": s.seat,
+            "user_id": s.user_id,
+            "name": s.name,
+            "stack": s.stack,
+            "sat_out": s.sat_out,
+            "in_hand": p is not None and not p.folded,
+            "folded": p is not None and p.folded,
+            "blind": p is not None and p.blind,
+            "looked": p is not None and p.looked,
+            "put_in": p.put_in if p is not None else 0,
+            "cards": list(cards) if cards is not None else None,
+            "score": score(cards, options) if cards is not None else None,
+        }
+        seats.append(entry)
+        if viewer_user_id is not None and s.user_id == viewer_user_id:
+            you = {
+                "seat": s.seat,
+                "cards": entry["cards"],
+                "score": entry["score"],
+                "legal": [a.to_dict() for a in legal_actions(state, viewer_user_id)],
+            }
+    return {
+        "table_id": state.table_id,
+        "version": version,
+        "settings": msgspec.to_builtins(state.settings),
+        "phase": state.phase,
+        "hand": _hand_view(state, hand) if hand is not None else None,
+        "seats": seats,
+        "you": you,
+    }
+
+
+def project_event(event: TableEvent, viewer_user_id: int | None) -> JSON:
+    """`{"type": tag, "data": {...}}` with what `viewer_user_id` may not see taken out."""
+    data: JSON = msgspec.to_builtins(event, str_keys=True)
+    del data["type"]
+    if isinstance(event, ev.HandStarted | ev.SvaraDealStarted):
+        del data["seed"]
+    elif isinstance(event, ev.CardsDealt):
+        data["cards"] = {seat: None for seat in data["cards"]}
+    elif isinstance(event, ev.Looked) and (
+        viewer_user_id is None or event.user_id != viewer_user_id
+    ):
+        data["cards"] = None
+    return {"type": event_type(event), "data": data}
