@@ -41,7 +41,7 @@ def replace(events: list[StoredEvent], version: int, **changes: object) -> list[
         if e.version == version:
             fields = {f: getattr(e, f) for f in StoredEvent.__struct_fields__}
             fields.update(changes)
-            e = StoredEvent(**fields)  # type: ignore[arg-type]
+            e = StoredEvent(**fields)
         out.append(e)
     return out
 
