@@ -1,0 +1,210 @@
+"""The per-process worker that makes tables move without a human: turn timeouts, the svara join
+window, the next hand after a pause, and practice bots' turns.
+
+Schedule: every table's next wake-up is `state.deadline` (a Tick) or, when a practice bot is
+being waited on, now + think time. It learns of changes two ways: instantly from this process's
+own appends (a repo hook), and by a periodic rescan of the table directory that compares
+stream versions (other replicas' appends, and everything after a restart). Firing goes
+through the ordinary command path with deterministic action ids (`tick:<version>`,
+`bot:<version>`), so several processes firing at once append exactly one event: the version
+check and the action id pick one winner, the decider refuses an early Tick with `not_due`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import logging
+from collections.abc import Awaitable, Callable
+
+from service.game.commands import Tick
+from service.game.errors import GameError
+from service.game.state import TableState
+from service.game.view import view as table_view
+from service.tables.bank import DirectoryReader
+from service.tables.bots import choose, is_bot, rng_for, waiting_on
+from service.tables.directory import TableListed
+from service.tables.facade import ServiceError
+from service.tables.repo import TableRepo
+
+log = logging.getLogger(__name__)
+
+# (bot user id, bot name, table id, action id, type, amount) -> None
+BotAct = Callable[[int, str, str, str, str, int | None], Awaitable[object]]
+
+
+def bot_seats(state: TableState) -> list[tuple[int, str]]:
+    return [(s.user_id, s.name) for s in state.seats if s is not None and is_bot(s.user_id)]
+
+
+class Driver:
+    def __init__(
+        self,
+        repo: TableRepo,
+        directory: DirectoryReader,
+        *,
+        clock: Callable[[], float],
+        seeds: Callable[[], bytes],
+        bot_act: BotAct,
+        think_seconds: float = 1.0,
+        poll_seconds: float = 0.25,
+        rescan_seconds: float = 2.0,
+        concurrency: int = 32,
+    ) -> None:
+        self.repo = repo
+        self.directory = directory
+        self.clock = clock
+        self.seeds = seeds
+        self.bot_act = bot_act
+        self.think_seconds = think_seconds
+        self.poll_seconds = poll_seconds
+        self.rescan_seconds = rescan_seconds
+        self._limit = asyncio.Semaphore(concurrency)
+        self._heap: list[tuple[float, str, int]] = []
+        self._plans: dict[str, tuple[int, float]] = {}  # table -> (version, wake-up time)
+        self._seen: dict[str, int] = {}  # table -> last version planned for
+        self._stuck: dict[str, int] = {}  # table -> version at which a bot action failed
+        self._busy: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._kick = asyncio.Event()
+        self.fired = 0  # timer and bot firings (for tests and the benchmark)
+
+    # -- planning -----------------------------------------------------------------------------
+
+    def notice(
+        self, table_id: str, version: int, state: TableState, *, force: bool = False
+    ) -> None:
+        """Plan the table's next wake-up from its state at `version` (idempotent per version)."""
+        if not force and self._seen.get(table_id, -1) >= version:
+            return
+        self._seen[table_id] = version
+        wake = state.deadline
+        if self._stuck.get(table_id) != version and self._bot_waited_on(state, version):
+            current = self._plans.get(table_id)
+            bot_wake = self.clock() + self.think_seconds
+            if current is not None and current[0] == version:
+                bot_wake = min(bot_wake, current[1])  # keep the think time already running
+            wake = bot_wake if wake is None else min(wake, bot_wake)
+        if wake is None:
+            self._plans.pop(table_id, None)
+            return
+        self._plans[table_id] = (version, wake)
+        heapq.heappush(self._heap, (wake, table_id, version))
+        self._kick.set()
+
+    def _bot_waited_on(self, state: TableState, version: int) -> bool:
+        return any(
+            waiting_on(table_view(state, user_id, version)) for user_id, _ in bot_seats(state)
+        )
+
+    async def rescan(self) -> None:
+        """Compare every listed table's version with what was planned; reload the changed."""
+        entries = await self.directory.refresh()
+        table_ids = [e.table_id for e in entries if isinstance(e, TableListed)]
+
+        async def check(table_id: str) -> None:
+            async with self._limit:
+                version = await self.repo.store.version(self.repo.streams.table(table_id))
+                if version == 0 or version == self._seen.get(table_id):
+                    return
+                loaded = await self.repo.load(table_id)
+                if loaded.state is not None:
+                    self.notice(table_id, loaded.version, loaded.state)
+
+        await asyncio.gather(*(check(t) for t in table_ids))
+
+    # -- firing -------------------------------------------------------------------------------
+
+    async def fire(self, table_id: str) -> None:
+        """Do what is due at the table now: a Tick past the deadline, else one bot's action."""
+        loaded = await self.repo.load(table_id)
+        state = loaded.state
+        if state is None:
+            return
+        deadline = state.deadline
+        if deadline is not None and self.clock() >= deadline:
+            self.fired += 1
+            try:
+                await self.repo.execute(
+                    table_id,
+                    lambda: Tick(now=self.clock(), seed=self.seeds()),
+                    action_id=f"tick:{loaded.version}",
+                    retry=False,
+                )
+            except GameError as error:
+                if error.code != "not_due":
+                    log.warning("tick at %s refused: %s", table_id, error)
+        elif self._stuck.get(table_id) != loaded.version:
+            await self._bot_turn(table_id, loaded.version, state)
+        again = await self.repo.load(table_id)
+        if again.state is not None:
+            self.notice(table_id, again.version, again.state, force=True)
+
+    async def _bot_turn(self, table_id: str, version: int, state: TableState) -> None:
+        for user_id, name in bot_seats(state):
+            choice = choose(
+                table_view(state, user_id, version), rng_for(table_id, version, user_id)
+            )
+            if choice is None:
+                continue
+            action, amount = choice
+            self.fired += 1
+            try:
+                await self.bot_act(user_id, name, table_id, f"bot:{version}", action, amount)
+            except ServiceError as error:
+                if error.status >= 500:
+                    raise
+                # Another replica moved the table on, or the strategy was wrong: never loop
+                # on this version; the turn timer still guarantees progress.
+                log.info("practice bot %s at %s: %s", user_id, table_id, error.code)
+                self._stuck[table_id] = version
+            return
+
+    async def _fire_guarded(self, table_id: str) -> None:
+        try:
+            async with self._limit:
+                await self.fire(table_id)
+        except Exception:
+            log.exception("driver failed at table %s; retrying later", table_id)
+            plan = self._plans.get(table_id)
+            if plan is not None:
+                retry_at = self.clock() + 1.0
+                self._plans[table_id] = (plan[0], retry_at)
+                heapq.heappush(self._heap, (retry_at, table_id, plan[0]))
+        finally:
+            self._busy.discard(table_id)
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_rescan = 0.0
+        while True:
+            self._kick.clear()
+            if loop.time() >= next_rescan:
+                try:
+                    await self.rescan()
+                except Exception:
+                    log.exception("driver rescan failed")
+                next_rescan = loop.time() + self.rescan_seconds
+            now = self.clock()
+            while self._heap and self._heap[0][0] <= now:
+                wake, table_id, version = heapq.heappop(self._heap)
+                if self._plans.get(table_id) != (version, wake) or table_id in self._busy:
+                    continue
+                del self._plans[table_id]
+                self._busy.add(table_id)
+                task = asyncio.create_task(self._fire_guarded(table_id))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            timeout = min(self.poll_seconds, max(0.0, next_rescan - loop.time()))
+            if self._heap:
+                timeout = min(timeout, max(0.0, self._heap[0][0] - self.clock()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._kick.wait(), timeout)
+
+    async def drain(self) -> None:
+        """Wait for firings in flight (stop() uses this so nothing is cut mid-append)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

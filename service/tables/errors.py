@@ -1,0 +1,53 @@
+"""Mapping refusals to ServiceError, so adapters never see anything else for client input."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from events.store.base import StoreUnavailable
+from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
+from service.tables.facade import ServiceError
+
+BAD_REQUEST_CODES = frozenset(
+    {"invalid_settings", "unknown_action", "amount_required", "bad_request"}
+)
+
+
+def from_game_error(error: GameError) -> ServiceError:
+    if error.code in FORBIDDEN_CODES:
+        status = 403
+    elif error.code in CONFLICT_CODES:
+        status = 409
+    elif error.code in BAD_REQUEST_CODES:
+        status = 400
+    else:
+        status = 422
+    return ServiceError(status, error.code, error.message)
+
+
+def not_found(table_id: str) -> ServiceError:
+    return ServiceError(404, "table_not_found", f"no table {table_id!r}")
+
+
+def conflict(version: int) -> ServiceError:
+    return ServiceError(
+        409, "version_conflict", f"the table is at version {version}", version=version
+    )
+
+
+def bad_request(message: str) -> ServiceError:
+    return ServiceError(400, "bad_request", message)
+
+
+@asynccontextmanager
+async def service_errors() -> AsyncIterator[None]:
+    """Turn GameError and StoreUnavailable into ServiceError at the service's boundary."""
+    try:
+        yield
+    except GameError as error:
+        raise from_game_error(error) from error
+    except StoreUnavailable as error:
+        raise ServiceError(503, "store_unavailable", "the store is unreachable") from error
+    except (ConnectionError, TimeoutError, OSError) as error:
+        raise ServiceError(503, "store_unavailable", "the store is unreachable") from error

@@ -1,0 +1,176 @@
+"""The one command path for tables: load (cache or snapshot + tail) → decide → append with the
+expected version → on conflict reload and decide again.
+
+Every caller (API, bot, timers, practice bots, transfers) goes through `TableRepo.execute`, so
+the version check is the only arbiter between a late action, a timeout and another replica.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import msgspec
+
+from events.codec import decode_table_event, encode_table_event
+from events.store.base import EventStore, StoredEvent
+from events.table import HandSettled, TableEvent
+from service.game.commands import CreateTable, TableCommand
+from service.game.decider import evolve, step
+from service.game.state import TableState, decode_state, encode_state
+from service.tables.errors import conflict, not_found
+from service.tables.facade import ServiceError
+from service.tables.streams import Streams
+
+log = logging.getLogger(__name__)
+
+Status = Literal["appended", "duplicate", "noop", "conflict"]
+
+
+@dataclass(frozen=True)
+class Loaded:
+    version: int
+    state: TableState | None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: Status
+    version: int
+    state: TableState | None = None  # the state after an append (or the state decided on)
+    events: Sequence[TableEvent] = field(default_factory=tuple)  # what was appended
+
+
+ChangeHook = Callable[[str, int, TableState], None]
+
+
+def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
+    for event in events:
+        state = evolve(state, event)
+    return state
+
+
+def decode_all(stored: Sequence[StoredEvent]) -> list[TableEvent]:
+    return [decode_table_event(e.data) for e in stored]
+
+
+class TableRepo:
+    """Loads and changes tables. Keeps an in-process LRU of folded states (a cache only: every
+    load still reads the tail from the store, so other replicas' appends are always seen)."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        streams: Streams,
+        *,
+        snapshot_every: int = 200,
+        cache_size: int = 4096,
+        max_attempts: int = 20,
+    ) -> None:
+        self.store = store
+        self.streams = streams
+        self.snapshot_every = snapshot_every
+        self.cache_size = cache_size
+        self.max_attempts = max_attempts
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._snapshotted: dict[str, int] = {}
+        self.hooks: list[ChangeHook] = []
+
+    async def load(self, table_id: str) -> Loaded:
+        stream = self.streams.table(table_id)
+        base = self._cache.get(table_id)
+        if base is None:
+            base = await self._from_snapshot(stream)
+        tail = await self.store.read(stream, after=base.version)
+        if not tail:
+            loaded = base
+        else:
+            loaded = Loaded(tail[-1].version, fold_onto(base.state, decode_all(tail)))
+        self._remember(table_id, loaded)
+        return loaded
+
+    async def _from_snapshot(self, stream: str) -> Loaded:
+        snapshot = await self.store.load_snapshot(stream)
+        if snapshot is None:
+            return Loaded(0, None)
+        try:
+            return Loaded(snapshot.version, decode_state(snapshot.data))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            log.warning("ignoring an undecodable snapshot of %s", stream)
+            return Loaded(0, None)
+
+    def _remember(self, table_id: str, loaded: Loaded) -> None:
+        if loaded.state is None:
+            return
+        current = self._cache.get(table_id)
+        if current is None or current.version <= loaded.version:
+            self._cache[table_id] = loaded
+        self._cache.move_to_end(table_id)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    async def execute(
+        self,
+        table_id: str,
+        command_for: Callable[[], TableCommand],
+        *,
+        action_id: str | None = None,
+        expected_version: int | None = None,
+        retry: bool = True,
+    ) -> Outcome:
+        """Decide `command_for()` on the latest state and append it, retrying on conflicts.
+
+        `command_for` is called once per attempt (fresh clock and seed; it may raise GameError
+        to abort). GameError propagates; a stale `expected_version` raises 409.
+        """
+        stream = self.streams.table(table_id)
+        for _ in range(self.max_attempts):
+            loaded = await self.load(table_id)
+            if expected_version is not None and loaded.version != expected_version:
+                raise conflict(loaded.version)
+            command = command_for()
+            if loaded.state is None and not isinstance(command, CreateTable):
+                raise not_found(table_id)
+            events, decided = step(loaded.state, command)
+            if not events:
+                return Outcome("noop", loaded.version, loaded.state)
+            result = await self.store.append(
+                stream,
+                [encode_table_event(e) for e in events],
+                expected_version=loaded.version,
+                action_id=action_id,
+                at=command.now,
+            )
+            if result.status == "appended":
+                state = decided
+                after = Loaded(result.version, state)
+                self._remember(table_id, after)
+                await self._maybe_snapshot(stream, table_id, after, events)
+                for hook in self.hooks:
+                    hook(table_id, result.version, state)
+                return Outcome("appended", result.version, state, events)
+            if result.status == "duplicate":
+                return Outcome("duplicate", result.version)
+            if expected_version is not None:
+                raise conflict(result.version)
+            if not retry:
+                return Outcome("conflict", result.version)
+        raise ServiceError(503, "busy", "the table is too busy right now; try again")
+
+    async def _maybe_snapshot(
+        self, stream: str, table_id: str, loaded: Loaded, events: Sequence[TableEvent]
+    ) -> None:
+        """Snapshot at each settled hand, or every `snapshot_every` events at the latest."""
+        assert loaded.state is not None
+        settled = any(isinstance(e, HandSettled) for e in events)
+        last = self._snapshotted.get(table_id, 0)
+        if settled or loaded.version - last >= self.snapshot_every:
+            await self.store.save_snapshot(stream, loaded.version, encode_state(loaded.state))
+            self._snapshotted[table_id] = loaded.version
+
+    async def events_between(self, table_id: str, after: int, upto: int) -> list[TableEvent]:
+        stored = await self.store.read(self.streams.table(table_id), after=after)
+        return decode_all([e for e in stored if e.version <= upto])

@@ -1,0 +1,363 @@
+"""`TableService`: the application layer behind the API and the bot (`facade.Tables`).
+
+It composes the one command path (`repo`), wallets (`bank`), two-step transfers with their
+reconciler (`transfers`), the timer and practice-bot worker (`driver`) and the audit. Every
+public method turns refusals into `ServiceError` and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from events.codec import decode_table_event, event_type
+from events.store.base import EventStore, StoredEvent
+from service.game.commands import CreateTable, command_for_action
+from service.game.settings import TableSettings
+from service.game.view import project_event
+from service.game.view import view as table_view
+from service.tables import bots, wallet
+from service.tables.audit import audit_hand
+from service.tables.bank import Bank, DirectoryReader, append_entry
+from service.tables.directory import TableListed, WalletOpened
+from service.tables.driver import Driver
+from service.tables.errors import bad_request, not_found, service_errors
+from service.tables.facade import JSON, ServiceError, User
+from service.tables.repo import Loaded, TableRepo
+from service.tables.streams import Streams
+from service.tables.transfers import Transfers
+
+log = logging.getLogger(__name__)
+
+MAX_ACTION_ID = 128
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class TableService:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        clock: Callable[[], float] = time.time,
+        seeds: Callable[[int], bytes] = secrets.token_bytes,
+        starting_grant: int = 1000,
+        daily_topup: int | None = None,
+        namespace: str = "",
+        think_seconds: float = 1.0,
+        poll_seconds: float = 0.25,
+        rescan_seconds: float = 2.0,
+        reconcile_seconds: float = 15.0,
+        transfer_ttl: float = 60.0,
+        transfer_grace: float = 60.0,
+        snapshot_every: int = 200,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.streams = Streams(namespace)
+        self._seeds = seeds
+        self.repo = TableRepo(store, self.streams, snapshot_every=snapshot_every)
+        self.bank = Bank(
+            store,
+            self.streams,
+            clock=clock,
+            starting_grant=starting_grant,
+            daily_topup=starting_grant if daily_topup is None else daily_topup,
+        )
+        self.transfers = Transfers(
+            self.repo,
+            self.bank,
+            clock=clock,
+            seeds=self.seed,
+            ttl=transfer_ttl,
+            grace=transfer_grace,
+        )
+        self.table_directory = DirectoryReader(store, self.streams.tables)
+        self.wallet_directory = DirectoryReader(store, self.streams.wallets)
+        self.driver = Driver(
+            self.repo,
+            DirectoryReader(store, self.streams.tables),
+            clock=clock,
+            seeds=self.seed,
+            bot_act=self._bot_act,
+            think_seconds=think_seconds,
+            poll_seconds=poll_seconds,
+            rescan_seconds=rescan_seconds,
+        )
+        self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
+        self.reconcile_seconds = reconcile_seconds
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def seed(self) -> bytes:
+        return self._seeds(32)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Launch this process's timer/practice-bot worker and the transfer reconciler."""
+        if self._tasks:
+            return
+        self._tasks = [
+            asyncio.create_task(self.driver.run(), name="svara-driver"),
+            asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
+        ]
+
+    async def stop(self) -> None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.driver.drain()
+
+    async def _reconcile_forever(self) -> None:
+        while True:
+            try:
+                await self.reconcile()
+            except Exception:
+                log.exception("reconciler pass failed")
+            await asyncio.sleep(self.reconcile_seconds)
+
+    async def reconcile(self) -> int:
+        """One reconciler pass over every wallet: finish half-done transfers. Returns how many."""
+        entries = await self.wallet_directory.refresh()
+        users = sorted({e.user_id for e in entries if isinstance(e, WalletOpened)})
+        finished = 0
+        for user_id in users:
+            try:
+                finished += await self.transfers.reconcile_wallet(user_id)
+            except Exception:
+                log.exception("reconciling the wallet of %s failed", user_id)
+        return finished
+
+    # -- tables -------------------------------------------------------------------------------
+
+    async def create_table(
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+    ) -> str:
+        async with service_errors():
+            settings.validated()
+            if not _is_int(practice_bots) or not 0 <= practice_bots < settings.max_seats:
+                raise bad_request(f"practice_bots must be between 0 and {settings.max_seats - 1}")
+            table_id = uuid.uuid4().hex[:16]
+            await append_entry(
+                self.store,
+                self.streams.tables,
+                TableListed(table_id=table_id, created_by=user.id),
+                f"table:{table_id}",
+            )
+            await self.repo.execute(
+                table_id,
+                lambda: CreateTable(
+                    table_id=table_id,
+                    settings=settings,
+                    created_by=user.id,
+                    now=self.clock(),
+                    seed=self.seed(),
+                ),
+                action_id=f"create:{table_id}",
+            )
+            for index in range(practice_bots):
+                await self.add_practice_bot(table_id, index, settings)
+            return table_id
+
+    async def add_practice_bot(self, table_id: str, index: int, settings: TableSettings) -> int:
+        """Seat practice bot `index`, funded through its own wallet. Returns its user id."""
+        bot = User(id=bots.bot_user_id(table_id, index), name=bots.bot_name(index))
+        buy_in = bots.bot_buy_in(settings)
+        state = await self.bank.open(bot.id, grant=max(self.bank.starting_grant, buy_in))
+        if state.balance < buy_in:
+            short = buy_in - state.balance
+            now = self.clock()
+            await self.bank.update(
+                bot.id, lambda s: wallet.grant(s, reason="practice", amount=short, now=now)
+            )
+        await self.transfers.buy_in(bot, table_id, buy_in)
+        return bot.id
+
+    async def list_tables(self) -> list[JSON]:
+        async with service_errors():
+            entries = await self.table_directory.refresh()
+            ids = [e.table_id for e in entries if isinstance(e, TableListed)]
+            loaded = await asyncio.gather(*(self.repo.load(t) for t in ids))
+            out: list[JSON] = []
+            for table_id, item in zip(ids, loaded, strict=True):
+                state = item.state
+                if state is None:
+                    continue
+                out.append(
+                    {
+                        "table_id": table_id,
+                        "ante": state.settings.ante,
+                        "max_seats": state.settings.max_seats,
+                        "seated": sum(1 for s in state.seats if s is not None),
+                        "phase": state.phase,
+                    }
+                )
+            return out
+
+    async def me(self, user: User) -> JSON:
+        async with service_errors():
+            state = await self.bank.open(user.id)
+            return {
+                "user": {"id": user.id, "name": user.name},
+                "balance": state.balance,
+                "tables": state.tables,
+            }
+
+    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
+        async with service_errors():
+            if not _is_int(buy_in) or buy_in <= 0:
+                raise bad_request("buy_in must be a positive whole number of chips")
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            if loaded.state.seat_of(user.id) is not None:
+                raise ServiceError(409, "already_seated", "you already have a seat at this table")
+            low, high = loaded.state.settings.buy_in_range
+            if not low <= buy_in <= high:
+                raise ServiceError(
+                    422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
+                )
+            await self.bank.open(user.id)
+            await self.transfers.buy_in(user, table_id, buy_in)
+            return await self.view(user, table_id)
+
+    async def leave(self, user: User, table_id: str) -> JSON:
+        async with service_errors():
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            if loaded.state.seat_of(user.id) is None:
+                raise ServiceError(403, "not_seated", "you have no seat at this table")
+            await self.transfers.cash_out(user, table_id)
+            return await self.view(user, table_id)
+
+    async def act(
+        self,
+        user: User,
+        table_id: str,
+        *,
+        action_id: str,
+        type: str,
+        amount: int | None = None,
+        expected_version: int | None = None,
+    ) -> int:
+        async with service_errors():
+            if not isinstance(action_id, str) or not 0 < len(action_id) <= MAX_ACTION_ID:
+                raise bad_request(f"action_id must be a string of 1 to {MAX_ACTION_ID} characters")
+            if amount is not None and not _is_int(amount):
+                raise bad_request("amount must be a whole number")
+            if expected_version is not None and not _is_int(expected_version):
+                raise bad_request("expected_version must be a whole number")
+            if not isinstance(type, str):
+                raise bad_request("type must be a string")
+            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+                raise not_found(str(table_id))
+            scoped = f"{user.id}:{action_id}"
+            first = await self.store.find_action(self.streams.table(table_id), scoped)
+            if first is not None:
+                return first
+            command_for_action(type, user_id=user.id, amount=amount, now=0.0)  # validate early
+            outcome = await self.repo.execute(
+                table_id,
+                lambda: command_for_action(
+                    type, user_id=user.id, amount=amount, now=self.clock(), seed=self.seed()
+                ),
+                action_id=scoped,
+                expected_version=expected_version,
+            )
+            return outcome.version
+
+    async def _bot_act(
+        self, user_id: int, name: str, table_id: str, action_id: str, type: str, amount: int | None
+    ) -> object:
+        return await self.act(
+            User(id=user_id, name=name), table_id, action_id=action_id, type=type, amount=amount
+        )
+
+    # -- reading ------------------------------------------------------------------------------
+
+    async def _existing(self, table_id: str) -> Loaded:
+        if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+            raise not_found(str(table_id))
+        loaded = await self.repo.load(table_id)
+        if loaded.state is None:
+            raise not_found(table_id)
+        return loaded
+
+    async def view(self, user: User | None, table_id: str) -> JSON:
+        async with service_errors():
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            return table_view(loaded.state, user.id if user else None, loaded.version)
+
+    def _project(self, stored: StoredEvent, viewer: int | None) -> JSON:
+        event = decode_table_event(stored.data)
+        projected: dict[str, Any] = project_event(event, viewer)
+        return {
+            "version": stored.version,
+            "type": projected.get("type", event_type(event)),
+            "at": stored.at,
+            "data": projected.get("data", {}),
+        }
+
+    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
+        async with service_errors():
+            if not _is_int(after) or after < 0:
+                raise bad_request("after must be a version (a whole number, 0 or more)")
+            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+                raise not_found(str(table_id))
+            stream = self.streams.table(table_id)
+            stored = await self.store.read(stream, after=after)
+            version = stored[-1].version if stored else await self.store.version(stream)
+            if version == 0:
+                raise not_found(table_id)
+            viewer = user.id if user else None
+            return version, [self._project(e, viewer) for e in stored]
+
+    async def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
+        async with service_errors():
+            if not _is_int(after) or after < 0:
+                raise bad_request("after must be a version (a whole number, 0 or more)")
+            await self._existing(table_id)
+        viewer = user.id if user else None
+        async for stored in self.store.subscribe(self.streams.table(table_id), after):
+            yield self._project(stored, viewer)
+
+    async def audit(self, table_id: str, hand: int) -> JSON:
+        async with service_errors():
+            if not _is_int(hand) or hand < 1:
+                raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
+            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+                raise not_found(str(table_id))
+            return await audit_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    # -- accounting (tests, operators) -------------------------------------------------------
+
+    async def chips(self, user_ids: list[int], table_ids: list[str]) -> dict[str, int]:
+        """Σ grants vs Σ wallets + Σ chips at tables (+ reservations not yet seated)."""
+        granted = balances = held = 0
+        for user_id in user_ids:
+            _, state = await self.bank.load(user_id)
+            granted += state.granted
+            balances += state.balance
+            for transfer_id, reservation in state.reserved.items():
+                stream = self.streams.table(reservation.table_id)
+                if await self.store.find_action(stream, f"sit:{transfer_id}") is None:
+                    held += reservation.amount
+        at_tables = 0
+        for table_id in table_ids:
+            loaded = await self.repo.load(table_id)
+            if loaded.state is not None:
+                at_tables += loaded.state.chips_in_play()
+        return {"granted": granted, "wallets": balances, "held": held, "tables": at_tables}

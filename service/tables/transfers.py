@@ -1,0 +1,232 @@
+"""Chips between wallet and table streams: two steps, idempotent, finished by a reconciler.
+
+Buy-in: reserve in the wallet (chips leave the balance) → SitDown at the table with action_id
+`sit:<transfer_id>` → mark the reservation completed; a refused SitDown releases it. Cash-out:
+record the intent in the wallet → Leave at the table with action_id `leave:<transfer_id>` →
+credit the stack the table paid out (PlayerLeft.cashed_out).
+
+Why nothing is created or lost when a process dies between steps: the table's action ids make
+"did the second step happen?" a single lookup (`find_action`), and every wallet step is
+idempotent by transfer id. The one race (a stalled process seating after the reconciler gave
+the chips back) is fenced by time: a reservation expires at `expires_at` and the seating step
+refuses to run after it, while the reconciler releases only after `expires_at + grace`.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Sequence
+
+from events.table import PlayerLeft, TableEvent
+from service.game.commands import Leave, SitDown
+from service.game.errors import GameError
+from service.tables import wallet
+from service.tables.bank import Bank, WalletDecision
+from service.tables.facade import ServiceError, User
+from service.tables.repo import Outcome, TableRepo
+
+log = logging.getLogger(__name__)
+
+
+def sit_action(transfer_id: str) -> str:
+    return f"sit:{transfer_id}"
+
+
+def leave_action(transfer_id: str) -> str:
+    return f"leave:{transfer_id}"
+
+
+def _refused(error: Exception) -> bool:
+    """A definite refusal (nothing appended), as opposed to an unknown outcome (store down)."""
+    if isinstance(error, GameError):
+        return True
+    return isinstance(error, ServiceError) and 400 <= error.status < 500
+
+
+def _paid(events: Sequence[TableEvent], transfer_id: str) -> int | None:
+    for event in events:
+        if isinstance(event, PlayerLeft) and event.transfer_id == transfer_id:
+            return event.cashed_out
+    return None
+
+
+def _completing(transfer_id: str) -> WalletDecision:
+    return lambda s: wallet.complete(s, transfer_id=transfer_id)
+
+
+def _releasing(transfer_id: str, reason: str) -> WalletDecision:
+    return lambda s: wallet.release(s, transfer_id=transfer_id, reason=reason)
+
+
+def _code(error: Exception) -> str:
+    return getattr(error, "code", type(error).__name__)
+
+
+class Transfers:
+    def __init__(
+        self,
+        tables: TableRepo,
+        bank: Bank,
+        *,
+        clock: Callable[[], float],
+        seeds: Callable[[], bytes],
+        ttl: float = 60.0,
+        grace: float = 60.0,
+    ) -> None:
+        self.tables = tables
+        self.bank = bank
+        self.clock = clock
+        self.seeds = seeds
+        self.ttl = ttl
+        self.grace = grace
+
+    # -- buy-in -------------------------------------------------------------------------------
+
+    async def reserve(self, user: User, table_id: str, amount: int) -> str:
+        """Step one of a buy-in: set chips aside. Returns the transfer id."""
+        transfer_id = uuid.uuid4().hex
+        expires_at = self.clock() + self.ttl
+        await self.bank.update(
+            user.id,
+            lambda s: wallet.reserve(
+                s, transfer_id=transfer_id, table_id=table_id, amount=amount, expires_at=expires_at
+            ),
+        )
+        return transfer_id
+
+    async def seat(self, user: User, table_id: str, transfer_id: str) -> Outcome:
+        """Step two: seat with the reservation, then complete it (or release it if refused)."""
+        _, state = await self.bank.load(user.id)
+        reservation = state.reserved.get(transfer_id)
+        if reservation is None:
+            raise GameError("unknown_transfer", "this buy-in is no longer pending")
+
+        def command() -> SitDown:
+            now = self.clock()
+            if now >= reservation.expires_at:
+                raise GameError("transfer_expired", "the buy-in took too long; try again")
+            return SitDown(
+                user_id=user.id,
+                name=user.name,
+                buy_in=reservation.amount,
+                transfer_id=transfer_id,
+                now=now,
+                seed=self.seeds(),
+            )
+
+        try:
+            outcome = await self.tables.execute(
+                table_id, command, action_id=sit_action(transfer_id)
+            )
+        except Exception as error:
+            if _refused(error):
+                await self.bank.update(user.id, _releasing(transfer_id, _code(error)))
+            raise
+        await self.bank.update(user.id, lambda s: wallet.complete(s, transfer_id=transfer_id))
+        return outcome
+
+    async def buy_in(self, user: User, table_id: str, amount: int) -> Outcome:
+        transfer_id = await self.reserve(user, table_id, amount)
+        return await self.seat(user, table_id, transfer_id)
+
+    # -- cash-out -----------------------------------------------------------------------------
+
+    async def request_leave(self, user: User, table_id: str) -> str:
+        """Step one of a cash-out: the write-ahead intent. Returns the transfer id."""
+        transfer_id = uuid.uuid4().hex
+        now = self.clock()
+        await self.bank.update(
+            user.id,
+            lambda s: wallet.request_cash_out(
+                s, transfer_id=transfer_id, table_id=table_id, now=now
+            ),
+        )
+        return transfer_id
+
+    async def leave(self, user_id: int, table_id: str, transfer_id: str) -> Outcome:
+        """Step two: stand up at the table, then credit the stack (cancel if refused)."""
+
+        def command() -> Leave:
+            return Leave(
+                user_id=user_id, transfer_id=transfer_id, now=self.clock(), seed=self.seeds()
+            )
+
+        try:
+            outcome = await self.tables.execute(
+                table_id, command, action_id=leave_action(transfer_id)
+            )
+        except Exception as error:
+            if _refused(error):
+                reason = _code(error)
+                await self.bank.update(
+                    user_id,
+                    lambda s: wallet.cancel_cash_out(s, transfer_id=transfer_id, reason=reason),
+                )
+            raise
+        if outcome.status == "appended":
+            paid = _paid(outcome.events, transfer_id)
+        else:
+            paid = await self._left_amount(table_id, transfer_id, outcome.version)
+        await self._credit(user_id, table_id, transfer_id, paid)
+        return outcome
+
+    async def _left_amount(self, table_id: str, transfer_id: str, version: int) -> int | None:
+        """What PlayerLeft(transfer_id) paid out, looking back from `version` (where find_action
+        said the leave's append ended)."""
+        for after in (max(0, version - 64), 0):
+            events = await self.tables.events_between(table_id, after, version)
+            paid = _paid(events, transfer_id)
+            if paid is not None or after == 0:
+                return paid
+        return None  # pragma: no cover - the loop always returns
+
+    async def _credit(
+        self, user_id: int, table_id: str, transfer_id: str, paid: int | None
+    ) -> None:
+        if paid is None:
+            raise ServiceError(
+                500, "transfer_lost", f"the table has no record of leave {transfer_id}"
+            )
+        await self.bank.update(
+            user_id,
+            lambda s: wallet.cash_out(s, transfer_id=transfer_id, table_id=table_id, amount=paid),
+        )
+
+    async def cash_out(self, user: User, table_id: str) -> Outcome:
+        transfer_id = await self.request_leave(user, table_id)
+        return await self.leave(user.id, table_id, transfer_id)
+
+    # -- the reconciler -----------------------------------------------------------------------
+
+    async def reconcile_wallet(self, user_id: int) -> int:
+        """Finish this wallet's half-done transfers, deciding by what the table stream says.
+        Returns how many transfers it finished."""
+        _, state = await self.bank.load(user_id)
+        now = self.clock()
+        finished = 0
+        for transfer_id, reservation in list(state.reserved.items()):
+            stream = self.tables.streams.table(reservation.table_id)
+            if await self.tables.store.find_action(stream, sit_action(transfer_id)) is not None:
+                await self.bank.update(user_id, _completing(transfer_id))
+                finished += 1
+            elif now > reservation.expires_at + self.grace:
+                await self.bank.update(user_id, _releasing(transfer_id, "expired"))
+                finished += 1
+        for transfer_id, pending in list(state.leaving.items()):
+            stream = self.tables.streams.table(pending.table_id)
+            version = await self.tables.store.find_action(stream, leave_action(transfer_id))
+            if version is not None:
+                paid = await self._left_amount(pending.table_id, transfer_id, version)
+                await self._credit(user_id, pending.table_id, transfer_id, paid)
+                finished += 1
+            elif now > pending.requested_at + self.grace:
+                # Finish the user's intent with the same action id: a stalled original and
+                # this retry write at most one PlayerLeft between them.
+                try:
+                    await self.leave(user_id, pending.table_id, transfer_id)
+                except Exception as error:
+                    if not _refused(error):
+                        raise
+                finished += 1
+        return finished

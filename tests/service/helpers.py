@@ -1,0 +1,77 @@
+"""Test helpers: users, chip conservation, and playing hands through the service."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+from service.game.settings import TableSettings
+from service.tables import bots
+from service.tables.facade import User
+from service.tables.service import TableService
+from tests.service.conftest import FakeClock
+
+SETTINGS = TableSettings(ante=10, max_seats=6, turn_seconds=30, next_hand_seconds=3)
+
+
+def make_users(n: int) -> list[User]:
+    """Users with random ids: the shared Redis keeps wallets of earlier runs."""
+    base = random.randrange(10**9, 10**12)
+    return [User(id=base + i, name=f"Player {i}") for i in range(n)]
+
+
+async def assert_conserved(
+    service: TableService, users: list[User], tables: list[str]
+) -> dict[str, int]:
+    """Σ wallets + Σ reservations not yet seated + Σ (stacks + pots + rake) == Σ grants."""
+    totals = await service.chips([u.id for u in users], tables)
+    assert totals["granted"] == totals["wallets"] + totals["held"] + totals["tables"], totals
+    return totals
+
+
+async def seated_table(
+    service: TableService, users: list[User], settings: TableSettings = SETTINGS, buy_in: int = 200
+) -> str:
+    table_id = await service.create_table(users[0], settings)
+    for user in users:
+        await service.seat(user, table_id, buy_in)
+    return table_id
+
+
+async def play_hands(
+    service: TableService,
+    clock: FakeClock,
+    table_id: str,
+    users: list[User],
+    hands: int,
+    *,
+    rng: random.Random | None = None,
+    max_steps: int = 2000,
+) -> int:
+    """Play until hand number `hands` is settled: players act with the practice-bot strategy;
+    when nobody may act, the clock jumps to the deadline and the timer fires. Checks chip
+    conservation after every step. Returns the number of player actions taken."""
+    rng = rng or random.Random(7)
+    actions = 0
+    for _ in range(max_steps):
+        loaded = await service.repo.load(table_id)
+        state = loaded.state
+        assert state is not None
+        if state.hand is not None and state.hand.number >= hands and state.phase == "settled":
+            return actions
+        for user in users:
+            choice = bots.choose(await service.view(user, table_id), rng)
+            if choice is not None:
+                kind, amount = choice
+                await service.act(
+                    user, table_id, action_id=uuid.uuid4().hex, type=kind, amount=amount
+                )
+                actions += 1
+                break
+        else:
+            deadline = state.deadline
+            assert deadline is not None, f"stuck: nobody may act and no deadline ({state.phase})"
+            clock.now = max(clock.now, deadline)
+            await service.driver.fire(table_id)
+        await assert_conserved(service, users, [table_id])
+    raise AssertionError(f"hand {hands} did not settle in {max_steps} steps")
