@@ -1,0 +1,94 @@
+"""Driving a table through the public API by following `legal`, with invariant checks."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from typing import Any
+
+from tests.api.player import PLAY_TYPES, Player, check_view_privacy, choose
+
+JSON = dict[str, Any]
+TOKEN = "4242:e2e-token"
+
+
+def server_env(redis_url: str, **extra: str) -> dict[str, str]:
+    """Signed test users (a known BOT_TOKEN, bot off) on the real Redis."""
+    return {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+            "RATE_LIMIT_PER_SECOND": "200", "RATE_LIMIT_BURST": "400", **extra}
+
+
+def user_ids(n: int) -> list[int]:
+    """Fresh user ids (wallets live in the shared Redis, so never reuse one across runs)."""
+    base = secrets.randbelow(10**12) + 10**12
+    return [base + i for i in range(n)]
+
+
+async def new_table(owner: Player, players: list[Player], *, buy_in: int = 200,
+                    **settings: Any) -> str:
+    status, body = await owner.call("POST", "/api/tables", {"ante": 10, **settings})
+    assert status == 201, body
+    table = str(body["table_id"])
+    for p in players:
+        view = await p.ok("POST", f"/api/tables/{table}/seat", {"buy_in": buy_in})
+        assert view["you"]["seat"] is not None
+    return table
+
+
+def hands_done(view: JSON) -> int:
+    hand = view["hand"]
+    if hand is None:
+        return 0
+    return int(hand["number"]) - (0 if hand["phase"] == "settled" else 1)
+
+
+def chips_on_table(view: JSON) -> int:
+    pot = view["hand"]["pot"] if view["hand"] else 0
+    return sum(s["stack"] for s in view["seats"]) + int(pot)
+
+
+async def step(players: list[Player], table: str, rng: random.Random, total: int) -> JSON:
+    """Read every view, check it, make one legal move (or probe one illegal one)."""
+    views = await asyncio.gather(*(p.view(table) for p in players))
+    for v in views:
+        check_view_privacy(v)
+        assert chips_on_table(v) == total, v
+    for p, v in zip(players, views, strict=True):
+        hand = v["hand"]
+        if hand and hand["phase"] in ("blind", "betting") and rng.random() < 0.1:
+            await probe_illegal(p, table, v, rng)
+        move = choose(v, rng)
+        if move is None:
+            continue
+        status, body = await p.act(table, *move, expected_version=v["version"])
+        assert status == 200 or (status == 409 and body["error"]["code"] == "version_conflict"), \
+            (move, status, body, v)
+        return v
+    await asyncio.sleep(0.05)
+    return views[0]
+
+
+async def probe_illegal(p: Player, table: str, view: JSON, rng: random.Random) -> None:
+    """`legal` is exact: an action it does not list is refused, and changes nothing."""
+    legal = {a["type"]: a for a in view["you"]["legal"]}
+    missing = [t for t in PLAY_TYPES if t not in legal]
+    if "raise" in legal and "max" in legal["raise"]:
+        status, body = await p.act(table, "raise", int(legal["raise"]["max"]) + 1)
+        assert status == 422, body
+    if missing:
+        t = rng.choice(missing)
+        status, body = await p.act(table, t, 10**6 if t in ("blind", "raise") else None)
+        assert status in (403, 422), (t, status, body, view)
+    assert (await p.view(table))["version"] == view["version"]
+
+
+async def play(players: list[Player], table: str, *, hands: int, seed: int,
+               budget: float = 60.0) -> JSON:
+    rng = random.Random(seed)
+    total = chips_on_table(await players[0].view(table))
+    async with asyncio.timeout(budget):
+        while True:
+            view = await step(players, table, rng, total)
+            if hands_done(view) >= hands:
+                return view

@@ -1,0 +1,80 @@
+"""Real `svara serve` subprocesses for the end-to-end tests (HTTP ports 8100-8199)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PORTS = range(8100, 8200)
+
+
+def free_port() -> int:
+    """A free loopback port in this suite's range (random start: parallel runs rarely clash)."""
+    start = int.from_bytes(os.urandom(2)) % len(PORTS)
+    for i in range(len(PORTS)):
+        port = PORTS[(start + i) % len(PORTS)]
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 8100-8199")
+
+
+class Server:
+    """One `python -m service.cli serve` process; `kill()` is kill -9, `stop()` is SIGTERM."""
+
+    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
+        self.port = port or free_port()
+        self.env = {**os.environ, "LOG_LEVEL": "WARNING", **env}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log = Path(f"/tmp/svara-api-test-{self.port}-{os.getpid()}.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> Server:
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+                cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as resp:
+                    if resp.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(5)
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        return self.proc.returncode
+
+    def output(self) -> str:
+        return self.log.read_text() if self.log.exists() else ""
