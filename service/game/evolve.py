@@ -185,10 +185,17 @@ def _folded(state: TableState, e: ev.Folded) -> TableState:
 
 def _turn_deadline_set(state: TableState, e: ev.TurnDeadlineSet) -> TableState:
     hand = _hand(state)
-    changes: dict[str, Any] = {"turn": e.seat, "turn_deadline": e.deadline, "phase": e.phase}
     if hand.phase == "blind" and e.phase == "betting":
-        changes["must_double"] = hand.last_blind > 0
-    return replace(state, hand=replace(hand, **changes))
+        hand = replace(
+            hand,
+            turn=e.seat,
+            turn_deadline=e.deadline,
+            phase="betting",
+            must_double=hand.last_blind > 0,
+        )
+    else:
+        hand = replace(hand, turn=e.seat, turn_deadline=e.deadline, phase=e.phase)
+    return replace(state, hand=hand)
 
 
 def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
@@ -335,9 +342,10 @@ _APPLY: dict[type, Callable[[Any, Any], TableState]] = {
 
 def evolve(state: TableState | None, event: TableEvent) -> TableState:
     """The state after `event`. Never mutates `state`."""
-    if state is None and not isinstance(event, ev.TableCreated):
+    apply = _APPLY[type(event)]
+    if state is None and apply is not _table_created:
         raise ValueError(f"the first event of a table must be table_created, not {event!r}")
-    return _APPLY[type(event)](state, event)
+    return apply(state, event)
 
 
 def fold(events: Iterable[TableEvent], state: TableState | None = None) -> TableState:

@@ -7,7 +7,7 @@ showdown, settlement), so the follow-ups always agree with what `evolve` will ma
 from __future__ import annotations
 
 from events.table import TableEvent
-from service.game.evolve import evolve
+from service.game.evolve import _APPLY
 from service.game.state import Hand, TableState
 
 
@@ -22,7 +22,7 @@ class Tx:
 
     def emit(self, event: TableEvent) -> None:
         self.events.append(event)
-        self.state = evolve(self.state, event)
+        self.state = _APPLY[type(event)](self.state, event)
 
     @property
     def hand(self) -> Hand:
