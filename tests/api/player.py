@@ -7,6 +7,7 @@ import asyncio
 import random
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import aiohttp
@@ -99,6 +100,16 @@ class Feed:
     async def wait_for(self, version: int, within: float = 10.0) -> None:
         async with asyncio.timeout(within):
             while self.version < version:
+                self.changed.clear()
+                await self.changed.wait()
+
+    async def wait_until(self, match: Callable[[JSON], bool], within: float = 10.0) -> JSON:
+        """The first event (already here or still to come) that matches."""
+        async with asyncio.timeout(within):
+            while True:
+                for e in self.events:
+                    if match(e):
+                        return e
                 self.changed.clear()
                 await self.changed.wait()
 
