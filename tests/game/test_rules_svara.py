@@ -1,0 +1,184 @@
+"""RULES.md step 8 (svara) and step 9 (settle): ties, the join window, the new deal, split."""
+
+from __future__ import annotations
+
+import hashlib
+
+from events import table as ev
+from service.game.legal import legal_actions
+from tests.game.tablekit import Table, seed_where, table_with
+
+A, B, C, D = 11, 12, 13, 14
+
+
+def tie_b_c(hand: int = 2, deal: int = 1, n: int = 3) -> bytes:
+    """A seed where seats 1 and 2 (first two in playing order) tie above seat 0."""
+    return seed_where("t1", hand, deal, n, lambda s: s[0] == s[1])
+
+
+def _to_showdown_b_c(t: Table) -> None:
+    """B and C see each other for 1 chip each; A (the dealer) folds."""
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(A, "fold")
+
+
+def test_svara_a_tie_at_showdown_starts_a_svara_not_a_payout() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    shown = t.last(ev.ShowdownHappened)
+    assert shown.hands[1].score == shown.hands[2].score
+    started = t.last(ev.SvaraStarted)
+    assert started.tied == (1, 2) and started.pot == 5
+    assert not any(isinstance(e, ev.HandSettled) for e in t.log[t.log.index(shown) :])
+    assert t.s.phase == "svara_join"
+    assert t.s.deadline == started.join_deadline == t.now + 30
+
+
+def test_svara_join_fee_is_the_pot_divided_by_the_tied_players() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    assert t.last(ev.SvaraStarted).fee == 5 // 2
+    assert {"type": "join_svara", "amount": 2} in [a.to_dict() for a in legal_actions(t.s, A)]
+
+
+def test_svara_join_fee_option_one_ante() -> None:
+    t = table_with([A, B, C], seed=tie_b_c(), ante=1, svara_join_fee="ante")
+    _to_showdown_b_c(t)
+    assert t.last(ev.SvaraStarted).fee == 1
+
+
+def test_svara_a_folded_player_may_join_and_the_tied_are_in_for_free() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    started = t.last(ev.SvaraStarted)
+    assert started.eligible == (0,)  # A folded, yet may join
+    t.refused("not_eligible", t.command(B, "join_svara"))  # tied: already in
+    stacks = t.stack(B), t.stack(C)
+    before = t.stack(A)
+    t.act(A, "join_svara")
+    assert t.stack(A) == before - 2
+    deal = t.last(ev.SvaraDealStarted)
+    assert deal.deal == 2 and deal.participants == (1, 2, 0)
+    assert (t.stack(B), t.stack(C)) == stacks  # no ante in a svara
+    assert t.s.hand.pot == 7 and t.s.hand.dealer == 0  # type: ignore[union-attr]  # same dealer
+    assert deal.commitment == hashlib.sha256(bytes.fromhex(deal.seed)).hexdigest()
+    assert t.last(ev.CardsDealt).deal == 2
+    assert t.s.phase == "blind" and t.turn_user == B
+
+
+def test_svara_window_closes_when_everyone_eligible_has_answered() -> None:
+    t = table_with([A, B, C, D], seed=seed_where("t1", 2, 1, 4, lambda s: s[0] == s[1]))
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(D, "fold")
+    t.act(A, "fold")
+    assert t.last(ev.SvaraStarted).eligible == (3, 0)
+    t.act(D, "skip_svara")
+    assert t.s.phase == "svara_join"
+    t.refused("already_answered", t.command(D, "join_svara"))
+    t.act(A, "skip_svara")
+    assert t.last(ev.SvaraDealStarted).participants == (1, 2)
+
+
+def test_svara_window_closes_at_its_deadline() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    events = t.tick()
+    assert isinstance(events[0], ev.TimedOut) and events[0].action == "skip_svara"
+    assert t.last(ev.SvaraDealStarted).participants == (1, 2)
+    assert t.s.seat_by_user(A).timeouts == 0  # type: ignore[union-attr]  # not a turn timeout
+
+
+def test_svara_without_anyone_eligible_deals_at_once() -> None:
+    t = table_with([A, B], seed=seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1]))
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(A, "call")
+    types = t.types(t.log[-6:])
+    assert types[-5:] == [
+        "showdown",
+        "svara_started",
+        "svara_deal_started",
+        "cards_dealt",
+        "turn_deadline_set",
+    ]
+
+
+def test_svara_players_who_cannot_pay_the_fee_are_not_eligible() -> None:
+    t = Table(ante=1, min_buy_in=1)
+    for seat, (uid, chips) in enumerate([(A, 100), (B, 100), (C, 100), (D, 3)]):
+        t.sit(uid, chips, seat=seat)  # A and B play hand 1, C and D wait
+    t.act(B, "pass")
+    t.act(B, "fold")
+    t.next_seed = seed_where("t1", 2, 1, 4, lambda s: s[0] == s[1])
+    t.tick()
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(D, "fold")  # D has 2 chips left
+    t.act(A, "fold")
+    started = t.last(ev.SvaraStarted)
+    assert started.fee == 3 and started.eligible == (0,)
+    t.refused("not_eligible", t.command(D, "join_svara"))
+
+
+def test_svara_can_end_in_another_svara() -> None:
+    t = table_with([A, B], seed=seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1]))
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.next_seed = seed_where("t1", 1, 2, 2, lambda s: s[0] == s[1])
+    t.act(A, "call")
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.next_seed = seed_where("t1", 1, 3, 2, lambda s: s[0] != s[1])
+    t.act(A, "call")
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(A, "call")
+    assert [e.deal for e in t.log if isinstance(e, ev.SvaraDealStarted)] == [2, 3]
+    settled = t.last(ev.HandSettled)
+    assert [s.deal for s in settled.seeds] == [1, 2, 3]
+    assert settled.pot == 2 + 2 + 2 + 2 and settled.reason == "showdown"
+    assert t.s.hand.number == 1  # type: ignore[union-attr]  # still the same hand
+
+
+def test_svara_option_split_shares_the_pot_odd_chip_left_of_the_dealer() -> None:
+    t = table_with([A, B, C], seed=tie_b_c(), svara="split")
+    _to_showdown_b_c(t)  # pot 5
+    settled = t.last(ev.HandSettled)
+    assert settled.reason == "split" and settled.winners == (1, 2)
+    assert settled.amounts == {1: 3, 2: 2}  # seat 1 is first left of the dealer (seat 0)
+
+
+def test_svara_a_tied_player_leaving_hands_the_pot_to_the_other() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    t.leave(B)
+    settled = t.last(ev.HandSettled)
+    assert settled.winners == (2,) and settled.reason == "svara_walkover"
+    assert settled.amounts == {2: 5}
+
+
+def test_svara_someone_seated_during_the_window_may_not_join() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    t.sit(D, 100)
+    t.refused("not_eligible", t.command(D, "join_svara"))
+    assert legal_actions(t.s, D) == []
+
+
+def test_settle_the_winner_takes_the_pot_and_deals_next() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    t.act(A, "skip_svara")
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "fold")
+    settled = t.last(ev.HandSettled)
+    assert settled.winners == (1,) and settled.amounts == {1: 6}
+    assert settled.next_dealer == 1
+    t.tick()
+    assert t.s.hand.dealer == 1  # type: ignore[union-attr]
