@@ -43,4 +43,13 @@ def to_event(entry: Any) -> StoredEvent:
 
 
 def to_events(entries: Any) -> list[StoredEvent]:
-    return [to_event(e) for e in entries or ()]
+    """Replay's hot loop: the fast path of `to_event`, inlined (about 1 us per entry)."""
+    out: list[StoredEvent] = []
+    append = out.append
+    for entry in entries or ():
+        entry_id, f = entry
+        if len(f) == 6 and f[0] == b"d" and f[4] == b"h" and entry_id[-2:] == b"-0":
+            append(StoredEvent(int(entry_id[:-2]), f[1], float(f[3]), f[5].decode()))
+        else:
+            append(to_event(entry))
+    return out
