@@ -37,10 +37,11 @@ def _free(port: int) -> bool:
 class RedisServer:
     """One redis-server child process; `restart()` keeps its port and data dir."""
 
-    def __init__(self, directory: Path, port: int, *extra: str) -> None:
+    def __init__(self, directory: Path, port: int, *extra: str, config: Path | None = None) -> None:
         self.dir = directory
         self.port = port
         self.extra = extra
+        self.config = config
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -51,6 +52,7 @@ class RedisServer:
         self.dir.mkdir(parents=True, exist_ok=True)
         args = [
             "redis-server",
+            *([str(self.config)] if self.config else []),
             "--port", str(self.port),
             "--bind", "127.0.0.1",
             "--dir", str(self.dir),
