@@ -1,0 +1,90 @@
+// Who is playing: Telegram's signed initData inside Telegram, a dev-mode test user elsewhere.
+
+const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
+const DEV_KEY = "svara.devUser";
+
+function hashParams() {
+  return new URLSearchParams(location.hash.replace(/^#/, ""));
+}
+
+/** True when Telegram opened this page (it passes tgWebAppData in the URL fragment). */
+export function insideTelegram() {
+  return hashParams().has("tgWebAppData") || Boolean(window.Telegram?.WebApp?.initData);
+}
+
+/**
+ * Load Telegram's script only inside Telegram, asynchronously and with a time limit, so an
+ * offline or blocked telegram.org never stops the game: without it we read the fragment.
+ */
+export function loadTelegram(timeoutMs = 3000) {
+  if (window.Telegram?.WebApp) return Promise.resolve(window.Telegram.WebApp);
+  if (!insideTelegram()) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const done = () => resolve(window.Telegram?.WebApp || null);
+    const script = document.createElement("script");
+    script.src = TELEGRAM_SCRIPT;
+    script.async = true;
+    script.onload = done;
+    script.onerror = done;
+    setTimeout(done, timeoutMs);
+    document.head.append(script);
+  });
+}
+
+/** The raw initData string Telegram signed, or "" outside Telegram. */
+export function telegramInitData(webApp) {
+  return webApp?.initData || hashParams().get("tgWebAppData") || "";
+}
+
+/** The table a link asked for: `?table=<id>` or the Mini App start_param `table_<id>`. */
+export function requestedTable(webApp) {
+  const query = new URLSearchParams(location.search);
+  const direct = query.get("table");
+  if (direct) return direct;
+  const start = webApp?.initDataUnsafe?.start_param || query.get("tgWebAppStartParam")
+    || new URLSearchParams(telegramInitData(webApp)).get("start_param") || "";
+  return start.startsWith("table_") ? start.slice("table_".length) : null;
+}
+
+// --- dev mode: a test user of the person's choosing, remembered in localStorage ---------
+
+export function devUser() {
+  try {
+    const user = JSON.parse(localStorage.getItem(DEV_KEY) || "null");
+    if (user && Number.isInteger(user.id) && user.id > 0 && typeof user.name === "string") {
+      return user;
+    }
+  } catch { /* corrupt entry: start over */ }
+  return null;
+}
+
+export function rememberDevUser(name) {
+  const previous = devUser();
+  // A new name is a new player; the same name keeps its id (and so its chips).
+  const id = previous && previous.name === name
+    ? previous.id : 1 + Math.floor(Math.random() * 2_000_000_000);
+  const user = { id, name };
+  localStorage.setItem(DEV_KEY, JSON.stringify(user));
+  return user;
+}
+
+export function forgetDevUser() {
+  localStorage.removeItem(DEV_KEY);
+}
+
+/** Signed test initData from the dev-mode server (404 when the server has a real bot). */
+export async function devInitData(user) {
+  const url = `/dev/init-data?user_id=${user.id}&name=${encodeURIComponent(user.name)}`;
+  let resp;
+  try {
+    resp = await fetch(url);
+  } catch {
+    throw new Error("Cannot reach the server.");
+  }
+  if (!resp.ok) {
+    throw new Error(resp.status === 404
+      ? "This server runs with a real bot: open the game from Telegram."
+      : `The server refused a test login (${resp.status}).`);
+  }
+  return (await resp.json()).init_data;
+}

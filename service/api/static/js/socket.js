@@ -1,0 +1,67 @@
+// The table's live feed (API.md, WebSocket): auth → resume after the last version seen →
+// events. A dropped connection reconnects with backoff and resumes, so nothing is missed.
+
+const CLOSE_UNAUTHORIZED = 4401;
+
+export class TableSocket {
+  constructor({ tableId, initData, after, onEvent, onStatus, onFatal }) {
+    this.tableId = tableId;
+    this.initData = initData;
+    this.after = after;
+    this.onEvent = onEvent;
+    this.onStatus = onStatus || (() => {});
+    this.onFatal = onFatal || (() => {});
+    this.ws = null;
+    this.stopped = false;
+    this.retry = 0;
+    this.timer = 0;
+  }
+
+  start() {
+    this.stopped = false;
+    this.connect();
+    return this;
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000, "left the table");
+    this.ws = null;
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const url = `${scheme}://${location.host}/api/tables/${encodeURIComponent(this.tableId)}/ws`;
+    const ws = new WebSocket(url);
+    this.ws = ws;
+    this.onStatus("connecting");
+    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData }));
+    ws.onmessage = (msg) => this.receive(ws, msg.data);
+    ws.onclose = (event) => {
+      if (this.ws !== ws || this.stopped) return;
+      this.ws = null;
+      if (event.code === CLOSE_UNAUTHORIZED) {
+        this.onFatal("Your login was refused by the live feed. Reopen the game.");
+        return;
+      }
+      this.onStatus("offline");
+      const delay = Math.min(8000, 500 * 2 ** this.retry++);
+      this.timer = setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  receive(ws, raw) {
+    let frame;
+    try { frame = JSON.parse(raw); } catch { return; }
+    if (frame.type === "ready") {
+      this.retry = 0;
+      this.onStatus("live");
+      ws.send(JSON.stringify({ type: "resume", after: this.after }));
+    } else if (frame.type === "event") {
+      if (frame.version <= this.after) return; // already seen (a resume overlap): skip
+      this.after = frame.version;
+      this.onEvent(frame.event || { version: frame.version });
+    }
+  }
+}

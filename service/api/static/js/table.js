@@ -1,0 +1,317 @@
+// The table: seats around the felt, pot and level, whose turn and its clock, your cards,
+// the actions the server says are legal now, svara join window, the last hand's result.
+// Every live event triggers a re-fetch of the caller's view: the server's view is the truth.
+import { ApiError } from "./api.js";
+import { hand } from "./cards.js";
+import { clamp, h, replace, toast } from "./dom.js";
+import { TableSocket } from "./socket.js";
+
+const PHASE_TEXT = { blind: "Blind bets", betting: "Betting", svara_join: "Svara — join?",
+  settled: "Hand over" };
+const ACTION_ORDER = ["look", "sit_in", "blind", "pass", "call", "raise", "fold",
+  "join_svara", "skip_svara"];
+
+export class TableScreen {
+  constructor(app, tableId) {
+    this.app = app;
+    this.tableId = tableId;
+    this.view = null;
+    this.result = null; // the last settled hand: {number, winners, amounts, pot, reason, shown}
+    this.shown = null; // the last showdown's hands, by seat
+    this.busy = false;
+    this.root = h("section", { class: "table-screen" });
+    this.clock = 0;
+    this.refreshing = null;
+    this.again = false;
+  }
+
+  async mount(screen) {
+    replace(screen, this.root);
+    replace(this.root, h("p", { class: "muted center" }, "Opening the table…"));
+    try {
+      this.view = await this.app.api.view(this.tableId);
+    } catch (err) {
+      replace(this.root, h("div", { class: "panel" }, h("p", {}, err.message),
+        h("button", { type: "button", onclick: () => this.app.openLobby() }, "Back to lobby")));
+      return;
+    }
+    this.render();
+    this.socket = new TableSocket({
+      tableId: this.tableId, initData: this.app.initData, after: this.view.version,
+      onEvent: (event) => this.onEvent(event),
+      onStatus: (status) => this.setStatus(status),
+      onFatal: (message) => { toast(message); this.setStatus("offline"); },
+    }).start();
+    this.clock = setInterval(() => this.tick(), 250);
+  }
+
+  unmount() {
+    clearInterval(this.clock);
+    if (this.socket) this.socket.stop();
+  }
+
+  onEvent(event) {
+    const data = event.data || {};
+    if (event.type === "showdown" && data.hands) this.shown = data.hands;
+    if (event.type === "hand_settled") {
+      this.result = { ...data, shown: this.shown, names: this.names() };
+      this.shown = null;
+    }
+    this.refresh();
+  }
+
+  /** Re-fetch the view; events arriving meanwhile cause exactly one more fetch. */
+  refresh() {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.again = false;
+        try {
+          this.view = await this.app.api.view(this.tableId);
+          this.render();
+        } catch (err) {
+          toast(err.message);
+        }
+      } while (this.again);
+      this.refreshing = null;
+    })();
+    return this.refreshing;
+  }
+
+  names() {
+    const names = {};
+    for (const seat of this.view?.seats || []) names[seat.seat] = seat.name;
+    return names;
+  }
+
+  setStatus(status) {
+    this.status = status;
+    const el = this.root.querySelector(".live");
+    if (el) {
+      el.textContent = status === "live" ? "● live" : status === "connecting" ? "○ connecting"
+        : "○ offline — reconnecting";
+      el.dataset.status = status;
+    }
+  }
+
+  // --- rendering ---------------------------------------------------------------------------
+
+  render() {
+    const v = this.view;
+    const you = v.you || {};
+    replace(this.root,
+      this.header(v),
+      this.felt(v, you),
+      this.resultBanner(),
+      this.mine(v, you),
+      you.seat === null || you.seat === undefined ? this.sitDown(v) : this.actions(v, you));
+    this.setStatus(this.status || "connecting");
+    this.tick();
+  }
+
+  header(v) {
+    const s = v.settings || {};
+    const seated = v.you && v.you.seat !== null && v.you.seat !== undefined;
+    return h("div", { class: "table-head" },
+      h("div", { class: "grow" },
+        h("strong", { title: v.table_id }, `Table ${v.table_id.slice(0, 6)}`),
+        h("small", { class: "muted" }, ` · ante ${s.ante}`
+          + (s.bet_unit ? ` · unit ${s.bet_unit}` : "") + ` · ${s.max_seats} seats`)),
+      h("span", { class: "live" }),
+      seated && h("button", { type: "button", class: "ghost", dataset: { action: "leave" },
+        onclick: () => this.leave() }, "Leave"));
+  }
+
+  felt(v, you) {
+    const hand_ = v.hand;
+    const max = (v.settings && v.settings.max_seats) || Math.max(2, v.seats.length);
+    const mine = you.seat ?? null;
+    const bySeat = new Map(v.seats.map((s) => [s.seat, s]));
+    const spots = [];
+    for (let n = 0; n < max; n++) {
+      // Your seat sits at the bottom; the others follow clockwise.
+      const offset = mine === null ? n : (n - mine + max) % max;
+      const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
+      const style = `left:${50 + 37 * Math.cos(angle)}%;top:${50 + 38 * Math.sin(angle)}%`;
+      const seat = bySeat.get(n);
+      spots.push(seat ? this.seat(seat, hand_, seat.seat === mine, style)
+        : h("div", { class: "seat empty", style }, "free"));
+    }
+    const center = hand_
+      ? h("div", { class: "felt-center" },
+        h("div", { class: "pot" }, h("small", {}, "Pot"), h("strong", { id: "pot" }, hand_.pot)),
+        h("div", { class: "muted" }, `Level ${hand_.level}`),
+        h("div", { class: "phase" }, `Hand ${hand_.number}${hand_.deal > 1 ? ` · deal ${hand_.deal}` : ""}`
+          + ` · ${PHASE_TEXT[hand_.phase] || hand_.phase}`),
+        h("div", { class: "commit", title: "Deck commitment: sha256 of the seed revealed after the hand" },
+          `deck ${String(hand_.commitment || "").slice(0, 10)}…`))
+      : h("div", { class: "felt-center" }, h("div", { class: "phase" }, v.seats.length < 2
+        ? "Waiting for players" : "Next hand soon"));
+    return h("div", { class: "felt" }, center, spots);
+  }
+
+  seat(s, hand_, isMe, style) {
+    const turn = hand_ && hand_.turn === s.seat && hand_.phase !== "settled";
+    const classes = ["seat"];
+    if (isMe) classes.push("me");
+    if (turn) classes.push("turn");
+    if (s.folded) classes.push("folded");
+    if (!s.in_hand) classes.push("out");
+    const badges = [];
+    if (hand_ && hand_.dealer === s.seat) badges.push(h("span", { class: "badge dealer", title: "dealer" }, "D"));
+    if (s.blind) badges.push(h("span", { class: "badge" }, "blind"));
+    if (s.looked) badges.push(h("span", { class: "badge" }, "looked"));
+    if (s.folded) badges.push(h("span", { class: "badge" }, "folded"));
+    const cards = isMe ? null : hand(s.cards, { dealt: Boolean(hand_) && s.in_hand && !s.folded });
+    return h("div", { class: classes.join(" "), style, dataset: { seat: s.seat } },
+      h("div", { class: "name" }, s.name),
+      h("div", { class: "stack" }, `${s.stack}`, s.put_in ? h("span", { class: "put" }, ` +${s.put_in}`) : null),
+      badges.length ? h("div", { class: "badges" }, badges) : null,
+      cards && h("div", { class: "seat-cards" }, cards),
+      s.score !== null && s.score !== undefined && !isMe ? h("div", { class: "score" }, `${s.score}`) : null,
+      turn ? h("div", { class: "clock", dataset: { deadline: hand_.deadline ?? "" } }) : null);
+  }
+
+  resultBanner() {
+    const r = this.result;
+    if (!r) return null;
+    const names = r.names || {};
+    const winners = (r.winners || []).map((seat) => names[seat] ?? `seat ${seat}`);
+    const amounts = r.amounts || {};
+    const won = Object.values(amounts).reduce((a, b) => a + b, 0);
+    const how = { last_player: "everyone else folded", showdown: "best hand at showdown",
+      split: "tie — pot split", svara_walkover: "nobody else joined the svara" }[r.reason] || "";
+    const shown = r.shown ? Object.entries(r.shown).map(([seat, sh]) =>
+      h("div", { class: "shown" }, h("span", {}, names[seat] ?? `seat ${seat}`),
+        hand(sh.cards), h("b", {}, ` ${sh.score}`))) : [];
+    return h("div", { class: "panel result", id: "result" },
+      h("div", {}, h("strong", {}, `Hand ${r.number}: ${winners.join(" & ") || "—"} `
+        + `won ${won || r.pot}`), how && h("small", { class: "muted" }, ` (${how})`)),
+      shown);
+  }
+
+  mine(v, you) {
+    if (you.seat === null || you.seat === undefined) return null;
+    const me = v.seats.find((s) => s.seat === you.seat);
+    const inHand = Boolean(v.hand) && me && me.in_hand && !me.folded;
+    const cards = hand(you.cards, { dealt: inHand, size: "big" });
+    return h("div", { class: "panel mine" },
+      h("div", { class: "grow" },
+        h("small", { class: "muted" }, "Your cards"),
+        h("div", { id: "my-cards" }, cards || h("span", { class: "muted" }, "not in this hand"))),
+      you.score !== null && you.score !== undefined
+        ? h("div", { class: "my-score" }, h("small", { class: "muted" }, "Score"),
+          h("strong", { id: "my-score" }, you.score)) : null,
+      h("div", { class: "right" }, h("small", { class: "muted" }, "Stack"),
+        h("strong", {}, me ? me.stack : "—")));
+  }
+
+  actions(v, you) {
+    const legal = [...(you.legal || [])].sort(
+      (a, b) => ACTION_ORDER.indexOf(a.type) - ACTION_ORDER.indexOf(b.type));
+    const myTurn = v.hand && v.hand.turn === you.seat;
+    const note = legal.length ? null : h("p", { class: "muted center" },
+      v.hand && v.hand.phase !== "settled" ? "Waiting for the others…" : "Waiting for the next hand…");
+    return h("div", { class: `panel actions${myTurn ? " my-turn" : ""}` },
+      myTurn && h("div", { class: "your-turn" }, "Your turn ", h("span", { class: "clock mine-clock",
+        dataset: { deadline: v.hand.deadline ?? "" } })),
+      note, h("div", { class: "buttons" }, legal.map((a) => this.actionControl(a, v, you))));
+  }
+
+  actionControl(a, v, you) {
+    const me = v.seats.find((s) => s.seat === you.seat);
+    const fixed = a.amount ?? (a.min !== undefined && a.min === a.max ? a.min : undefined);
+    const label = {
+      look: "Look", pass: "Pass", fold: "Fold", sit_in: "Sit in", skip_svara: "Skip svara",
+      call: `Call ${a.amount ?? Math.max(0, (v.hand?.level ?? 0) - (me?.put_in ?? 0))}`,
+      join_svara: `Join svara${fixed !== undefined ? ` (${fixed})` : ""}`,
+      blind: "Blind", raise: (v.hand?.level ?? 0) === 0 ? "Bet" : "Raise to",
+    }[a.type] || a.type;
+    if ((a.type === "blind" || a.type === "raise") && fixed === undefined) {
+      const input = h("input", { type: "number", min: a.min, max: a.max, step: 1, value: a.min,
+        inputmode: "numeric", "aria-label": `${a.type} amount`, dataset: { amount: a.type } });
+      const button = h("button", { type: "submit", class: "primary", dataset: { action: a.type } },
+        label);
+      const check = () => {
+        const n = Number(input.value);
+        button.disabled = !Number.isInteger(n) || n < a.min || n > a.max;
+      };
+      input.addEventListener("input", check);
+      input.addEventListener("change", () => {
+        input.value = clamp(Math.round(Number(input.value) || a.min), a.min, a.max);
+        check();
+      });
+      return h("form", { class: "amount", onsubmit: (e) => {
+        e.preventDefault();
+        this.act(a.type, Number(input.value));
+      } }, input, button, h("small", { class: "muted" }, `${a.min}–${a.max}`));
+    }
+    const amount = a.type === "blind" || a.type === "raise" ? fixed : undefined;
+    const text = amount !== undefined ? `${label} ${amount}` : label;
+    const kind = a.type === "fold" || a.type === "skip_svara" || a.type === "pass" ? "ghost" : "primary";
+    return h("button", { type: "button", class: kind, dataset: { action: a.type },
+      onclick: () => this.act(a.type, amount) }, text);
+  }
+
+  sitDown(v) {
+    const s = v.settings || {};
+    const low = s.min_buy_in ?? 10 * s.ante;
+    const high = s.max_buy_in ?? 100 * s.ante;
+    const input = h("input", { type: "number", min: low, max: high, value: low, step: 1,
+      inputmode: "numeric", "aria-label": "Buy-in" });
+    const full = v.seats.length >= (s.max_seats || 10);
+    return h("form", { class: "panel actions", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        this.view = await this.app.api.seat(this.tableId, Number(input.value));
+        this.render();
+      } catch (err) {
+        toast(err.message);
+      }
+    } }, h("p", { class: "muted" }, full ? "The table is full; you are watching."
+      : `You are watching. Sit down with ${low}–${high} chips:`),
+    !full && h("div", { class: "buttons" }, input,
+      h("button", { type: "submit", class: "primary", dataset: { action: "seat" } }, "Sit down")));
+  }
+
+  // --- doing things ------------------------------------------------------------------------
+
+  async act(type, amount) {
+    if (this.busy) return;
+    this.busy = true;
+    for (const b of this.root.querySelectorAll(".actions button")) b.disabled = true;
+    try {
+      await this.app.api.act(this.tableId, type, amount);
+      this.app.haptic("light");
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : String(err));
+    } finally {
+      this.busy = false;
+      await this.refresh();
+    }
+  }
+
+  async leave() {
+    try {
+      this.view = await this.app.api.leave(this.tableId);
+      this.render();
+      toast("You left the table; your chips are back in your wallet.", "info");
+    } catch (err) {
+      toast(err.message);
+    }
+  }
+
+  tick() {
+    const now = Date.now() / 1000;
+    for (const el of this.root.querySelectorAll(".clock")) {
+      const deadline = Number(el.dataset.deadline);
+      if (!deadline) { el.textContent = ""; continue; }
+      const left = Math.max(0, Math.ceil(deadline - now));
+      el.textContent = `${left}s`;
+      el.classList.toggle("urgent", left <= 5);
+    }
+  }
+}

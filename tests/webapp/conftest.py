@@ -1,0 +1,48 @@
+"""Fixtures: the real server (once per module) and a headless Chromium (Debian's, never a
+downloaded one) with bounded timeouts everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+
+from tests.webapp.server import Server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("serve") / "serve.log")
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (never playwright install)")
+    return CHROMIUM
+
+
+@pytest.fixture
+async def browser(chromium_path: str) -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS,
+                                            timeout=15_000)
+        yield chromium
+        await chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where screenshots go (a temp dir; the path is printed on failure by pytest)."""
+    return tmp_path

@@ -1,0 +1,63 @@
+"""The real `svara serve` as a subprocess: dev mode, embedded store, a free port of ours."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PORTS = range(8250, 8300)  # the web app tests' half of this suite's range 8200-8299
+
+
+def free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 8250-8299")
+
+
+class Server:
+    def __init__(self, log_path: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {k: v for k, v in os.environ.items()
+               if k not in {"REDIS_URL", "BOT_TOKEN", "PUBLIC_URL", "BOT_MODE"}}
+        env["PRACTICE_BOTS"] = "0"  # no practice table at start: the tests open their own
+        self.log = log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
+             "--port", str(self.port)],
+            cwd=REPO, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self.log_path = log_path
+
+    def wait_ready(self, within: float = 15.0) -> None:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"svara serve exited: {self.log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"svara serve not ready: {self.log_path.read_text()[-2000:]}")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        self.log.close()

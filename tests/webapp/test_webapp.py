@@ -1,0 +1,105 @@
+"""The web app in headless Chromium against the real `svara serve` (dev mode, embedded store).
+
+People log in by name, create and join tables, and play by clicking the buttons the server's
+`legal` list produced, until a hand they played settles. Every poll checks that nobody sees
+another player's cards before showdown, nor their own before looking.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from playwright.async_api import Browser
+
+from tests.webapp.player import Player
+from tests.webapp.server import Server
+
+
+async def play_until_settled(players: list[Player], within: float) -> None:
+    """Each player acts whenever the page offers an action, until all have seen a result."""
+    async with asyncio.timeout(within):
+        done: set[str] = set()
+        while len(done) < len(players):
+            for player in players:
+                await player.step()
+                if player.finished_a_hand(await player.look()):
+                    done.add(player.name)
+            await asyncio.sleep(0.15)
+
+
+async def test_play_a_hand_against_a_practice_bot(
+    server: Server, browser: Browser, shots: Path
+) -> None:
+    ana = await Player.open(browser, server.url, "Ana")
+    page = ana.page
+    assert await page.inner_text("#balance") == "1,000"
+    await page.fill(".create input[name=practice_bots]", "1")
+    await page.fill(".create input[name=buy_in]", "150")
+    await page.click(".create button[type=submit]")
+    await page.wait_for_selector(".felt .seat.me")
+    assert "table=" in page.url
+    await play_until_settled([ana], within=30)
+    result = await page.inner_text("#result")
+    assert "won" in result
+    assert ana.checks > 3
+    await page.screenshot(path=str(shots / "table.png"), full_page=True)
+    assert (shots / "table.png").stat().st_size > 10_000
+
+    await page.click("[data-action=leave]")
+    await page.wait_for_selector("[data-action=seat]")  # watching now, can sit down again
+    await page.click("#back")
+    await page.wait_for_selector("#balance")
+    await page.click("#rules-link")
+    assert "How to play Svara" in await page.inner_text("main")
+
+
+async def test_two_people_play_live_over_the_websocket(
+    server: Server, browser: Browser, shots: Path
+) -> None:
+    ana = await Player.open(browser, server.url, "Ana Two")
+    await ana.page.fill(".create input[name=practice_bots]", "0")
+    await ana.page.fill(".create input[name=max_seats]", "2")
+    await ana.page.click(".create button[type=submit]")
+    await ana.page.wait_for_selector(".felt .seat.me")
+    table_id = ana.page.url.split("table=")[1]
+
+    boris = await Player.open(browser, server.url, "Boris")
+    row = boris.page.locator(f".table-row[data-table='{table_id}']")
+    await row.locator("input").fill("200")
+    await row.locator("button[type=submit]").click()
+    await boris.page.wait_for_selector(".felt .seat.me")
+    # Ana's page learns of Boris only through the live feed (the table screen never polls).
+    await ana.page.wait_for_selector(".felt .seat:not(.me) >> text=Boris")
+
+    # Drop Boris's socket: the page reconnects and resumes after the last version it saw.
+    await boris.page.evaluate("window.svara.current.socket.ws.close()")
+    await boris.page.wait_for_selector(".live[data-status=live]")
+
+    await play_until_settled([ana, boris], within=30)
+    await ana.page.screenshot(path=str(shots / "ana.png"), full_page=True)
+    await boris.page.screenshot(path=str(shots / "boris.png"), full_page=True)
+    ana_result, boris_result = await ana.page.inner_text("#result"), await boris.page.inner_text(
+        "#result")
+    assert ana_result.split("\n")[0] == boris_result.split("\n")[0]  # one outcome for both
+
+
+async def test_the_server_error_message_reaches_the_person(
+    server: Server, browser: Browser
+) -> None:
+    cleo = await Player.open(browser, server.url, "Cleo")
+    page = cleo.page
+    await page.fill(".create input[name=ante]", "100")
+    await page.fill(".create input[name=buy_in]", "5000")  # more than the 1,000 chips Cleo has
+    async with page.expect_response(lambda r: r.url.endswith("/seat")) as seat:
+        await page.click(".create button[type=submit]")
+    answer = await seat.value
+    assert answer.status >= 400
+    message = (await answer.json())["error"]["message"]
+    toast = page.locator("#toast")
+    await toast.wait_for(state="visible")
+    assert message in await toast.inner_text()
+    # The table exists anyway; Cleo watches it and may sit down within its bounds.
+    await page.wait_for_selector("[data-action=seat]")
+    box = page.locator(".actions input[aria-label='Buy-in']")
+    assert (await box.get_attribute("min"), await box.get_attribute("max")) == ("1000", "10000")
