@@ -1,0 +1,59 @@
+"""/newtable and deep links against the real TableService on the embedded store."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from events.store import open_store
+from service.bot import texts
+from service.bot.config import WEBHOOK_PATH, webhook_secret
+from service.tables.facade import User
+from service.tables.service import TableService
+from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp
+from tests.bot.fakeapi import FakeBotAPI, message_update
+
+
+@pytest.fixture
+async def service() -> AsyncIterator[TableService]:
+    store = open_store(None)
+    yield TableService(store)
+    await store.close()
+
+
+async def test_group_table_then_deep_link_then_web_app(
+    fake_api: FakeBotAPI, bot_app: BotApp, service: TableService
+) -> None:
+    base = await bot_app(service, mode="webhook")
+    url, secret = base + WEBHOOK_PATH, webhook_secret(TOKEN)
+
+    # In the group: /newtable creates a real table and posts a deep link to it.
+    group = message_update("/newtable@svara_test_bot 20 4", user_id=31, first_name="Dana",
+                           chat_id=-300, chat_type="supergroup")
+    assert await fake_api.deliver(group, url=url, secret=secret) == 200
+    posted = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "-300")
+    [[link]] = posted.params["reply_markup"]["inline_keyboard"]
+    prefix = f"https://t.me/{fake_api.username}?start="
+    assert link["url"].startswith(prefix)
+    payload = link["url"][len(prefix):]
+    table_id = payload.removeprefix("table_")
+    view = await service.view(User(31, "Dana"), table_id)
+    assert (view["settings"]["ante"], view["settings"]["max_seats"]) == (20, 4)
+    assert [t["table_id"] for t in await service.list_tables()] == [table_id]
+
+    # A member taps it: Telegram sends /start <payload> in the private chat.
+    private = message_update(f"/start {payload}", user_id=32, first_name="Emil")
+    assert await fake_api.deliver(private, url=url, secret=secret) == 200
+    sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "32")
+    [[button]] = sent.params["reply_markup"]["inline_keyboard"]
+    assert button["web_app"]["url"] == f"{PUBLIC_URL}/?table={table_id}"
+
+
+async def test_deep_link_to_a_table_the_service_does_not_know(
+    fake_api: FakeBotAPI, bot_app: BotApp, service: TableService
+) -> None:
+    await bot_app(service, mode="polling")
+    fake_api.push_update(message_update("/start table_0123456789abcdef", user_id=33))
+    sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "33")
+    assert sent.params["text"] == texts.TABLE_GONE.format(table_id="0123456789abcdef")
