@@ -20,6 +20,14 @@ from service.game.state import Hand, Player, TableState
 
 JSON = dict[str, Any]
 
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+
+def _to_json(event: TableEvent) -> JSON:
+    out: JSON = _decode(_encode(event))
+    return out
+
 
 def _visible_cards(
     state: TableState, hand: Hand, p: Player, viewer: int | None
@@ -117,7 +125,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
 
 def project_event(event: TableEvent, viewer_user_id: int | None) -> JSON:
     """`{"type": tag, "data": {...}}` with what `viewer_user_id` may not see taken out."""
-    data: JSON = msgspec.to_builtins(event, str_keys=True)
+    data: JSON = _to_json(event)  # JSON types: lists, string keys
     del data["type"]
     if isinstance(event, ev.HandStarted | ev.SvaraDealStarted):
         del data["seed"]

@@ -1,0 +1,101 @@
+"""Views and projected events: API.md's "caller's view", and what each viewer may see."""
+
+from __future__ import annotations
+
+from events import table as ev
+from service.game.view import project_event, view
+from tests.game.tablekit import seed_where, table_with
+
+A, B, C = 11, 12, 13
+
+SEAT_KEYS = {
+    "seat", "user_id", "name", "stack", "in_hand", "folded", "blind", "looked", "put_in",
+    "cards", "score",
+}  # fmt: skip
+HAND_KEYS = {"number", "deal", "phase", "dealer", "pot", "level", "turn", "deadline", "commitment"}
+
+
+def test_view_has_the_shape_of_api_md() -> None:
+    t = table_with([A, B, C])
+    v = view(t.s, B, 17)
+    assert {"table_id", "version", "settings", "hand", "seats", "you"} <= set(v)
+    assert v["version"] == 17 and v["table_id"] == "t1" and v["settings"]["ante"] == 1
+    assert set(v["hand"]) >= HAND_KEYS
+    assert v["hand"]["phase"] == "blind" and v["hand"]["turn"] == 1
+    assert v["hand"]["deadline"] == t.s.deadline and v["hand"]["pot"] == 3
+    assert all(set(seat) >= SEAT_KEYS for seat in v["seats"])
+    assert [seat["seat"] for seat in v["seats"]] == [0, 1, 2]
+    assert set(v["you"]) == {"seat", "cards", "score", "legal"}
+    assert v["you"]["legal"] == [
+        {"type": "blind", "min": 1, "max": 98},
+        {"type": "pass"},
+        {"type": "look"},
+    ]
+
+
+def test_view_own_cards_only_after_looking() -> None:
+    t = table_with([A, B, C])
+    assert view(t.s, B, 1)["you"]["cards"] is None
+    t.act(B, "look")
+    mine = view(t.s, B, 1)
+    cards = t.s.hand.player(1).cards  # type: ignore[union-attr]
+    assert mine["you"]["cards"] == list(cards) and mine["you"]["score"] is not None  # type: ignore[arg-type]
+    assert mine["seats"][1]["cards"] == list(cards)  # type: ignore[arg-type]
+    assert all(view(t.s, other, 1)["seats"][1]["cards"] is None for other in (A, C, None))
+    assert mine["seats"][2]["cards"] is None  # others stay hidden
+
+
+def test_view_spectators_see_no_cards_until_showdown() -> None:
+    seed = seed_where("t1", 2, 1, 3, lambda s: len(set(s)) == 3)
+    t = table_with([A, B, C], seed=seed)
+    t.act(B, "look")
+    t.act(C, "look")
+    assert all(seat["cards"] is None for seat in view(t.s, None, 1)["seats"])
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(A, "fold")
+    public = view(t.s, None, 1)
+    assert public["hand"]["phase"] == "settled"
+    shown = {seat["seat"]: seat["cards"] for seat in public["seats"]}
+    assert shown[0] is None and shown[1] is not None and shown[2] is not None
+    assert public["you"] == {"seat": None, "cards": None, "score": None, "legal": []}
+    assert public["hand"]["seeds"][0]["seed"] == seed.hex()  # revealed after the hand
+
+
+def test_projected_hand_started_hides_the_seed_until_settled() -> None:
+    t = table_with([A, B])
+    started = t.last(ev.HandStarted)
+    for viewer in (A, B, None):
+        data = project_event(started, viewer)
+        assert data["type"] == "hand_started"
+        assert "seed" not in data["data"] and data["data"]["commitment"] == started.commitment
+    t.act(B, "pass")
+    t.act(B, "fold")
+    settled = project_event(t.last(ev.HandSettled), None)
+    assert settled["data"]["seeds"][0]["seed"] == started.seed
+
+
+def test_projected_cards_dealt_shows_no_cards_to_anyone() -> None:
+    t = table_with([A, B])
+    dealt = t.last(ev.CardsDealt)
+    for viewer in (A, B, None):
+        assert project_event(dealt, viewer)["data"] == {"deal": 1, "cards": {"0": None, "1": None}}
+
+
+def test_projected_looked_shows_cards_to_the_looker_only() -> None:
+    t = table_with([A, B])
+    t.act(A, "look")
+    looked = t.last(ev.Looked)
+    assert project_event(looked, A)["data"]["cards"] == list(looked.cards)
+    assert project_event(looked, B)["data"]["cards"] is None
+    assert project_event(looked, None)["data"] == {"seat": 0, "user_id": A, "cards": None}
+
+
+def test_projected_showdown_shows_every_hand_still_in() -> None:
+    t = table_with([A, B])
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(A, "call")
+    shown = project_event(t.last(ev.ShowdownHappened), None)
+    assert set(shown["data"]["hands"]) == {"0", "1"}
+    assert all(len(h["cards"]) == 3 for h in shown["data"]["hands"].values())
