@@ -2,7 +2,7 @@
 
 The store knows nothing of Svara. A *stream* is named by the caller (`table:<id>`,
 `wallet:<user>`); each holds opaque event bytes at versions 1, 2, 3 ... See DESIGN.md,
-"The event log", for the guarantees; `tests/store_contract.py` checks them for every store.
+"The event log", for the guarantees; `tests/store/contract.py` checks them for every store.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ class Snapshot(msgspec.Struct, frozen=True):
 
 
 class StoreUnavailable(Exception):
-    """The backing store cannot be reached. Nothing was written (the API answers 503)."""
+    """The backing store cannot be reached (the API answers 503). Nothing is ever half-written;
+    if the connection died after an append was sent its outcome is unknown, and retrying it
+    with the same action_id is safe (it answers `duplicate` if the first attempt landed)."""
 
 
 class ChainBroken(Exception):
