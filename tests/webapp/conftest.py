@@ -1,4 +1,4 @@
-"""Fixtures: the real server (once per module) and a headless Chromium (Debian's, never a
+"""Fixtures: the real server (one for the session) and a headless Chromium (Debian's, never a
 downloaded one) with bounded timeouts everywhere."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("serve") / "serve.log")
     try:
