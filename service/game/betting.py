@@ -68,7 +68,14 @@ def can_raise(state: TableState, hand: Hand, player: Player) -> bool:
 
 def call_refusal(state: TableState, hand: Hand, player: Player) -> str | None:
     """Why `player` may not call now (an error code), or None if calling is allowed."""
-    if raise_range(state, hand, player) is None:
+    return call_refusal_given(state, hand, player, raise_range(state, hand, player))
+
+
+def call_refusal_given(
+    state: TableState, hand: Hand, player: Player, raise_bounds: tuple[int, int] | None
+) -> str | None:
+    """`call_refusal` when the player's `raise_range` is already known."""
+    if raise_bounds is None:
         return None  # the level is capped: calling (even 0 chips) is the way on
     owes = hand.level > player.put_in
     if player.raises >= state.settings.max_raises:
@@ -83,37 +90,30 @@ def order_key(seat: int, dealer: int, max_seats: int) -> int:
     return (seat - dealer - 1) % max_seats
 
 
-def next_live(hand: Hand, seat: int, max_seats: int, wrap: bool) -> Player | None:
-    """The first player still in after `seat` clockwise (after the dealer only if `wrap`)."""
-    key = order_key(seat, hand.dealer, max_seats)
-    first: Player | None = None
-    for p in hand.players:
-        if p.folded:
-            continue
-        if order_key(p.seat, hand.dealer, max_seats) > key:
+def next_live(hand: Hand, seat: int, wrap: bool) -> Player | None:
+    """The first player still in after `seat` (a player of this deal) in playing order; past
+    the dealer's end of the order only if `wrap`."""
+    players = hand.players
+    n = len(players)
+    i = hand.index_of(seat)
+    stop = i + n if wrap else n
+    for k in range(i + 1, stop):
+        p = players[k % n]
+        if not p.folded:
             return p
-        if first is None:
-            first = p
-    if wrap and first is not None and first.seat != seat:
-        return first
     return None
 
 
-def next_to_act(hand: Hand, seat: int, max_seats: int) -> Player | None:
+def next_to_act(hand: Hand, seat: int) -> Player | None:
     """The next player after `seat` who still owes an action this betting round, or None when
     everyone still in has matched the level and acted since the last raise."""
     players = hand.players
     n = len(players)
-    key = order_key(seat, hand.dealer, max_seats)
-    start = 0
-    while start < n and order_key(players[start].seat, hand.dealer, max_seats) <= key:
-        start += 1
+    i = hand.index_of(seat)
     level = hand.level
-    for k in range(n):
-        p = players[(start + k) % n]
-        if p.seat == seat or p.folded:
-            continue
-        if not p.acted or p.put_in < level:
+    for k in range(i + 1, i + n):
+        p = players[k % n]
+        if not p.folded and (not p.acted or p.put_in < level):
             return p
     return None
 

@@ -36,6 +36,15 @@ _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
 }
 
 
+def _run(state: TableState, command: cmd.TableCommand) -> Tx:
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
+    tx = Tx(state, command.now, command.seed)
+    handler(tx, command)
+    return tx
+
+
 def step(
     state: TableState | None, command: cmd.TableCommand
 ) -> tuple[list[TableEvent], TableState]:
@@ -45,14 +54,14 @@ def step(
         return events, fold(events)
     if state is None:
         raise GameError("table_not_found", "no such table")
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
-    tx = Tx(state, command.now, command.seed)
-    handler(tx, command)
+    tx = _run(state, command)
     return tx.events, tx.state
 
 
 def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEvent]:
     """What happens when `command` meets `state`: the events to append, in order."""
-    return step(state, command)[0]
+    if isinstance(command, cmd.CreateTable):
+        return seating.create_table(state, command)
+    if state is None:
+        raise GameError("table_not_found", "no such table")
+    return _run(state, command).events

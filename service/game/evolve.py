@@ -29,7 +29,8 @@ def _with_seat(state: TableState, seat: Seat | None, number: int, **changes: Any
 
 def _hand(state: TableState) -> Hand:
     hand = state.hand
-    assert hand is not None, "no hand in progress"
+    if hand is None:
+        raise AssertionError("no hand in progress")
     return hand
 
 
@@ -314,7 +315,7 @@ def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:
     return _with_seat(state, replace(_seat(state, e.seat), sat_out=False, timeouts=0), e.seat)
 
 
-_APPLY: dict[type, Callable[[Any, Any], TableState]] = {
+APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.TableCreated: _table_created,
     ev.PlayerSeated: _player_seated,
     ev.PlayerLeft: _player_left,
@@ -342,7 +343,7 @@ _APPLY: dict[type, Callable[[Any, Any], TableState]] = {
 
 def evolve(state: TableState | None, event: TableEvent) -> TableState:
     """The state after `event`. Never mutates `state`."""
-    apply = _APPLY[type(event)]
+    apply = APPLY[type(event)]
     if state is None and apply is not _table_created:
         raise ValueError(f"the first event of a table must be table_created, not {event!r}")
     return apply(state, event)
@@ -350,7 +351,7 @@ def evolve(state: TableState | None, event: TableEvent) -> TableState:
 
 def fold(events: Iterable[TableEvent], state: TableState | None = None) -> TableState:
     """Replay `events` on top of `state` (None: from the table's creation)."""
-    apply = _APPLY
+    apply = APPLY
     for event in events:
         if state is None and not isinstance(event, ev.TableCreated):
             raise ValueError("the first event of a table must be table_created")

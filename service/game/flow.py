@@ -93,10 +93,9 @@ def maybe_start_hand(tx: Tx) -> None:
 
 def start_betting(tx: Tx) -> None:
     hand = tx.hand
-    n = tx.state.settings.max_seats
     first = None
     if hand.last_blind_seat is not None:
-        first = betting.next_live(hand, hand.last_blind_seat, n, wrap=True)
+        first = betting.next_live(hand, hand.last_blind_seat, wrap=True)
     if first is None:
         first = betting.live_players(hand)[0]
     _turn(tx, first.seat, "betting")
@@ -114,7 +113,7 @@ def after_blind_turn(tx: Tx, seat: int) -> None:
     if won_by_folds(tx):
         return
     hand = tx.hand
-    nxt = betting.next_live(hand, seat, tx.state.settings.max_seats, wrap=False)
+    nxt = betting.next_live(hand, seat, wrap=False)
     if nxt is None or nxt.looked:
         start_betting(tx)
     else:
@@ -125,7 +124,7 @@ def after_bet(tx: Tx, seat: int) -> None:
     """After `seat` acted in the betting round: next turn, or the round is over."""
     if won_by_folds(tx):
         return
-    nxt = betting.next_to_act(tx.hand, seat, tx.state.settings.max_seats)
+    nxt = betting.next_to_act(tx.hand, seat)
     if nxt is None:
         showdown(tx)
     else:

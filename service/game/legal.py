@@ -190,12 +190,11 @@ def _hand_actions(state: TableState, hand: Hand, p: Player) -> list[LegalAction]
     if not p.looked:
         out.append(LegalAction("look"))
     if mine and hand.phase == "betting":
-        if betting.call_refusal(state, hand, p) is None:
+        bounds = betting.raise_range(state, hand, p)
+        if betting.call_refusal_given(state, hand, p, bounds) is None:
             out.append(LegalAction("call", amount=hand.level - p.put_in))
-        if p.raises < state.settings.max_raises:
-            bounds = betting.raise_range(state, hand, p)
-            if bounds is not None:
-                out.append(LegalAction("raise", min=bounds[0], max=bounds[1]))
+        if bounds is not None and p.raises < state.settings.max_raises:
+            out.append(LegalAction("raise", min=bounds[0], max=bounds[1]))
         out.append(LegalAction("fold"))
     return out
 
