@@ -1,0 +1,154 @@
+"""Turn timers with several processes and across restarts, on the real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import pytest
+
+from events.codec import decode_table_event
+from events.store.base import AppendResult, EventStore
+from events.table import HandSettled, TimedOut
+from service.tables.service import TableService
+from tests.service.conftest import Factory, FakeClock
+from tests.service.helpers import assert_conserved, make_users, play_hands, seated_table
+
+pytestmark = pytest.mark.redis
+
+
+async def timeouts(service: TableService, table_id: str) -> list[TimedOut]:
+    stored = await service.store.read(service.streams.table(table_id))
+    return [e for e in map(decode_table_event, (s.data for s in stored)) if isinstance(e, TimedOut)]
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 5.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if await check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not reached in time")
+
+
+class BarrierStore:
+    """Holds the first table append of each process until every process has reached it."""
+
+    def __init__(self, inner: EventStore, barrier: asyncio.Barrier, results: list[str]) -> None:
+        self.inner = inner
+        self.barrier = barrier
+        self.results = results
+        self.waited = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def append(self, stream: str, events: Sequence[bytes], **kwargs: Any) -> AppendResult:
+        if not self.waited and ":table:" in stream:
+            self.waited = True
+            await asyncio.wait_for(self.barrier.wait(), 5)
+            result = await self.inner.append(stream, events, **kwargs)
+            self.results.append(result.status)
+            return result
+        return await self.inner.append(stream, events, **kwargs)
+
+
+async def test_turn_times_out_exactly_once_with_two_processes(
+    services: Factory, clock: FakeClock
+) -> None:
+    first, second = await services(), await services()
+    users = make_users(2)
+    table_id = await seated_table(first, users)  # the hand starts at the second seat
+    state = (await first.repo.load(table_id)).state
+    assert state is not None and state.deadline is not None
+    clock.now = state.deadline + 0.001
+    # two processes' timers fire at the same deadline and both decide a Tick on the same
+    # version before either appends (a barrier holds their appends until both arrive)
+    barrier = asyncio.Barrier(2)
+    results: list[str] = []
+    for service in (first, second):
+        service.repo.store = BarrierStore(service.store, barrier, results)  # type: ignore[assignment]
+    await asyncio.gather(first.driver.fire(table_id), second.driver.fire(table_id))
+    assert sorted(results) == ["appended", "duplicate"]
+    assert len(await timeouts(first, table_id)) == 1
+    for service in (first, second):
+        service.repo.store = service.store
+
+    # the same with both workers running on their own
+    await first.start()
+    await second.start()
+
+    async def both_planned() -> bool:
+        return all(table_id in s.driver._plans for s in (first, second))
+
+    await eventually(both_planned)  # the second learnt of the new deadline by rescanning
+    state = (await first.repo.load(table_id)).state
+    assert state is not None and state.deadline is not None
+    clock.now = state.deadline + 0.001
+    await eventually(lambda: _has_timeout(first, table_id, 2))
+    await asyncio.sleep(0.2)
+    assert len(await timeouts(first, table_id)) == 2
+    await assert_conserved(first, users, [table_id])
+
+
+async def _has_timeout(service: TableService, table_id: str, count: int = 1) -> bool:
+    return len(await timeouts(service, table_id)) >= count
+
+
+async def test_restart_rebuilds_timers_and_the_table_continues(
+    services: Factory, clock: FakeClock
+) -> None:
+    before = await services()
+    users = make_users(3)
+    table_id = await seated_table(before, users)
+    await before.start()
+    await before.stop()  # the process goes away mid-hand
+    after = await services()  # a new process: no cache, no plans
+    await after.start()
+    state = (await after.repo.load(table_id)).state
+    assert state is not None and state.deadline is not None
+    clock.now = state.deadline + 0.001
+    await eventually(lambda: _has_timeout(after, table_id))
+    await after.stop()
+    await play_hands(after, clock, table_id, users, hands=2)
+
+
+async def test_next_hand_starts_after_the_pause(services: Factory, clock: FakeClock) -> None:
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    await service.start()
+
+    async def settled() -> bool:
+        loaded = await service.repo.load(table_id)
+        return loaded.state is not None and loaded.state.phase == "settled"
+
+    async def second_hand() -> bool:
+        loaded = await service.repo.load(table_id)
+        return loaded.state is not None and loaded.state.hand_number == 2
+
+    state = (await service.repo.load(table_id)).state
+    assert state is not None and state.deadline is not None
+    clock.now = state.deadline + 0.001  # the first turn times out
+    await eventually(lambda: _has_timeout(service, table_id))
+    for _ in range(10):  # then whoever is on turn folds
+        if await settled():
+            break
+        turn = (await service.view(None, table_id))["hand"]["turn"]
+        seats = {u.id: (await service.view(u, table_id))["you"]["seat"] for u in users}
+        on_turn = next(u for u in users if seats[u.id] == turn)
+        await service.act(on_turn, table_id, action_id=uuid.uuid4().hex, type="fold")
+    await eventually(settled)
+    state = (await service.repo.load(table_id)).state
+    assert state is not None and state.next_hand_at is not None
+    await asyncio.sleep(0.1)
+    assert not await second_hand()  # the pause is respected
+    clock.now = state.next_hand_at
+    await eventually(second_hand)
+    stored = await service.store.read(service.streams.table(table_id))
+    settled_events = [
+        e for e in map(decode_table_event, (s.data for s in stored)) if isinstance(e, HandSettled)
+    ]
+    assert len(settled_events) == 1
+    await assert_conserved(service, users, [table_id])
