@@ -82,8 +82,13 @@ def open_redis_store(
 
 
 def _cluster(url: str, block_ms: int, queue_size: int, reader_timeout: float) -> RedisEventStore:
+    # Redirections (MOVED/ASK) are still followed; only blind re-sends after a connection
+    # error are off, as on one server: an append is retried by its action_id, not by redis-py.
     client: RedisCluster = RedisCluster.from_url(
-        url, socket_timeout=COMMAND_SOCKET_TIMEOUT, socket_connect_timeout=CONNECT_TIMEOUT
+        url,
+        socket_timeout=COMMAND_SOCKET_TIMEOUT,
+        socket_connect_timeout=CONNECT_TIMEOUT,
+        retry=_no_retry(),
     )
 
     async def connect_reader(key: str) -> Redis:

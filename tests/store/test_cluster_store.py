@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from redis.asyncio import Redis
 
 from events.store.factory import open_redis_store
-from events.store.redis_store import RedisEventStore
+from events.store.redis_store import TAG, RedisEventStore
 from tests.store.contract import MakeStore, StoreContract, new_stream
 from tests.store.servers import RedisServer, start_cluster
 
@@ -59,3 +60,16 @@ async def test_streams_spread_over_all_primaries(make_store: MakeStore) -> None:
         node = client.get_node_from_key(f"svara:{{{s}}}:events")
         nodes.add(node.port)
     assert len(nodes) == 3
+
+
+async def test_function_library_is_on_every_primary(
+    make_store: MakeStore, cluster: list[RedisServer]
+) -> None:
+    store = make_store()
+    await store.append(new_stream(), [b"x"], expected_version=0)
+    for node in cluster:
+        client = Redis(port=node.port)
+        try:
+            assert len(await client.function_list(library=f"svara_events_{TAG}")) == 1
+        finally:
+            await client.aclose()
