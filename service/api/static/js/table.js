@@ -35,6 +35,7 @@ export class TableScreen {
         h("button", { type: "button", onclick: () => this.app.openLobby() }, "Back to lobby")));
       return;
     }
+    this.noteResult();
     this.render();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: this.app.initData, after: this.view.version,
@@ -71,6 +72,7 @@ export class TableScreen {
         this.again = false;
         try {
           this.view = await this.app.api.view(this.tableId);
+          this.noteResult();
           this.render();
         } catch (err) {
           toast(err.message);
@@ -79,6 +81,20 @@ export class TableScreen {
       this.refreshing = null;
     })();
     return this.refreshing;
+  }
+
+  /** A settled hand in the view (e.g. opened between hands) becomes the result banner. */
+  noteResult() {
+    const hand_ = this.view && this.view.hand;
+    if (!hand_ || !hand_.result || (this.result && this.result.number >= hand_.number)) return;
+    const shown = {};
+    for (const seat of this.view.seats) {
+      if (seat.cards && seat.in_hand) shown[seat.seat] = { cards: seat.cards, score: seat.score };
+    }
+    const r = hand_.result;
+    this.result = { number: hand_.number, winners: r.winner_seats, amounts: r.amounts, pot: r.pot,
+      reason: r.reason, shown: hand_.phase === "settled" && r.reason !== "last_player" ? shown : null,
+      names: this.names() };
   }
 
   names() {
@@ -105,6 +121,7 @@ export class TableScreen {
     replace(this.root,
       this.header(v),
       this.felt(v, you),
+      this.svaraBanner(v),
       this.resultBanner(),
       this.mine(v, you),
       you.seat === null || you.seat === undefined ? this.sitDown(v) : this.actions(v, you));
@@ -165,6 +182,7 @@ export class TableScreen {
     if (s.blind) badges.push(h("span", { class: "badge" }, "blind"));
     if (s.looked) badges.push(h("span", { class: "badge" }, "looked"));
     if (s.folded) badges.push(h("span", { class: "badge" }, "folded"));
+    if (s.sat_out) badges.push(h("span", { class: "badge" }, "sat out"));
     const cards = isMe ? null : hand(s.cards, { dealt: Boolean(hand_) && s.in_hand && !s.folded });
     return h("div", { class: classes.join(" "), style, dataset: { seat: s.seat } },
       h("div", { class: "name" }, s.name),
@@ -173,6 +191,19 @@ export class TableScreen {
       cards && h("div", { class: "seat-cards" }, cards),
       s.score !== null && s.score !== undefined && !isMe ? h("div", { class: "score" }, `${s.score}`) : null,
       turn ? h("div", { class: "clock", dataset: { deadline: hand_.deadline ?? "" } }) : null);
+  }
+
+  svaraBanner(v) {
+    const sv = v.hand && v.hand.phase === "svara_join" ? v.hand.svara : null;
+    if (!sv) return null;
+    const names = this.names();
+    const tied = sv.tied.map((seat) => names[seat] ?? `seat ${seat}`).join(" & ");
+    return h("div", { class: "panel svara", id: "svara" },
+      h("strong", {}, `Svara! ${tied} tied.`),
+      h("div", {}, `The pot of ${v.hand.pot} is played again. Others may join for ${sv.fee} chips `
+        + `(${sv.answered.length}/${sv.eligible.length} answered`
+        + `${sv.joined.length ? `, ${sv.joined.map((s) => names[s] ?? s).join(", ")} in` : ""}). `,
+      h("span", { class: "clock", dataset: { deadline: sv.deadline ?? "" } })));
   }
 
   resultBanner() {
