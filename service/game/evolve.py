@@ -44,10 +44,18 @@ def _with_player(hand: Hand, seat: int, **changes: Any) -> tuple[Player, ...]:
 
 def _pay(state: TableState, number: int, amount: int, **hand_changes: Any) -> TableState:
     """Move `amount` from a seat's stack into the pot; the player acted on their own."""
-    s = _seat(state, number)
     hand = _hand(state)
-    new_hand = replace(hand, pot=hand.pot + amount, **hand_changes)
-    return _with_seat(state, replace(s, stack=s.stack - amount, timeouts=0), number, hand=new_hand)
+    return _staked(state, number, amount, replace(hand, pot=hand.pot + amount, **hand_changes))
+
+
+def _staked(state: TableState, number: int, amount: int, hand: Hand) -> TableState:
+    """`hand` (pot already raised by `amount`) with `amount` taken from the seat's stack.
+    The hot path of betting, so it avoids keyword plumbing."""
+    seats = state.seats
+    s = seats[number]
+    assert s is not None
+    s = replace(s, stack=s.stack - amount, timeouts=0)
+    return replace(state, seats=(*seats[:number], s, *seats[number + 1 :]), hand=hand)
 
 
 def _reset_timeouts(state: TableState, number: int) -> TableState:
@@ -157,22 +165,30 @@ def _looked(state: TableState, e: ev.Looked) -> TableState:
 
 def _called(state: TableState, e: ev.Called) -> TableState:
     hand = _hand(state)
-    p = hand.player(e.seat)
-    assert p is not None
-    players = _with_player(hand, e.seat, put_in=p.put_in + e.amount, acted=True)
-    return _pay(state, e.seat, e.amount, players=players)
+    players = hand.players
+    i = hand.index_of(e.seat)
+    p = players[i]
+    p = replace(p, put_in=p.put_in + e.amount, acted=True)
+    players = (*players[:i], p, *players[i + 1 :])
+    return _staked(state, e.seat, e.amount, replace(hand, players=players, pot=hand.pot + e.amount))
 
 
 def _raised(state: TableState, e: ev.Raised) -> TableState:
     hand = _hand(state)
     seat = e.seat
+    amount = e.amount
     players = tuple(
-        replace(p, put_in=p.put_in + e.amount, raises=p.raises + 1, acted=True)
-        if p.seat == seat
-        else (replace(p, acted=False) if p.acted else p)
-        for p in hand.players
+        [
+            replace(p, put_in=p.put_in + amount, raises=p.raises + 1, acted=True)
+            if p.seat == seat
+            else (replace(p, acted=False) if p.acted else p)
+            for p in hand.players
+        ]
     )
-    return _pay(state, seat, e.amount, players=players, level=e.level, must_double=False)
+    new_hand = replace(
+        hand, players=players, pot=hand.pot + amount, level=e.level, must_double=False
+    )
+    return _staked(state, seat, amount, new_hand)
 
 
 def _fold_player(state: TableState, seat: int) -> TableState:

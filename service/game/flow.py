@@ -22,7 +22,7 @@ from service.game import betting
 from service.game.deck import SEED_BYTES, commitment, deal_hands, shuffled_deck
 from service.game.errors import GameError
 from service.game.scoring import score
-from service.game.state import Seat, TableState
+from service.game.state import Hand, Seat, TableState
 from service.game.tx import Tx
 
 
@@ -33,14 +33,14 @@ def _seed(tx: Tx) -> bytes:
 
 
 def _dealt(tx: Tx, number: int, deal: int, participants: tuple[int, ...], seed: bytes) -> None:
-    deck = shuffled_deck(seed, tx.state.table_id, number, deal)
+    deck = shuffled_deck(seed, tx.table_id, number, deal)
     hands = deal_hands(deck, len(participants))
     tx.emit(ev.CardsDealt(deal=deal, cards=dict(zip(participants, hands, strict=True))))
     _turn(tx, participants[0], "blind")
 
 
 def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
-    deadline = tx.now + tx.state.settings.turn_seconds
+    deadline = tx.now + tx.settings.turn_seconds
     tx.emit(ev.TurnDeadlineSet(seat=seat, deadline=deadline, phase=phase))
 
 
@@ -110,9 +110,9 @@ def blind_round_over(tx: Tx) -> None:
 def after_blind_turn(tx: Tx, seat: int) -> None:
     """The blind chain continues with the next player still in, unless `seat` was the last
     of the chain (the dealer's end) or that player has looked."""
-    if won_by_folds(tx):
-        return
     hand = tx.hand
+    if won_by_folds(tx, hand):
+        return
     nxt = betting.next_live(hand, seat, wrap=False)
     if nxt is None or nxt.looked:
         start_betting(tx)
@@ -122,21 +122,27 @@ def after_blind_turn(tx: Tx, seat: int) -> None:
 
 def after_bet(tx: Tx, seat: int) -> None:
     """After `seat` acted in the betting round: next turn, or the round is over."""
-    if won_by_folds(tx):
+    hand = tx.hand
+    if won_by_folds(tx, hand):
         return
-    nxt = betting.next_to_act(tx.hand, seat)
+    nxt = betting.next_to_act(hand, seat)
     if nxt is None:
         showdown(tx)
     else:
         _turn(tx, nxt.seat, "betting")
 
 
-def won_by_folds(tx: Tx) -> bool:
-    live = betting.live_players(tx.hand)
-    if len(live) == 1:
-        settle(tx, (live[0].seat,), "last_player")
-        return True
-    return False
+def won_by_folds(tx: Tx, hand: Hand | None = None) -> bool:
+    """Settle to the last player still in, if only one is; `hand`: tx.hand if known."""
+    last = None
+    for p in (hand or tx.hand).players:
+        if not p.folded:
+            if last is not None:
+                return False
+            last = p
+    assert last is not None
+    settle(tx, (last.seat,), "last_player")
+    return True
 
 
 def showdown(tx: Tx) -> None:

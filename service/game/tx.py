@@ -14,10 +14,12 @@ from service.game.state import Hand, TableState
 
 
 class Tx:
-    __slots__ = ("_applied", "_state", "events", "now", "seed")
+    __slots__ = ("_applied", "_state", "events", "now", "seed", "settings", "table_id")
 
     def __init__(self, state: TableState, now: float, seed: bytes) -> None:
         self._state = state
+        self.settings = state.settings  # fixed for a table's life
+        self.table_id = state.table_id
         self._applied = 0
         self.now = now
         self.seed = seed
@@ -29,7 +31,7 @@ class Tx:
     @property
     def state(self) -> TableState:
         events = self.events
-        if self._applied < len(events):
+        if self._applied != len(events):
             state = self._state
             for event in events[self._applied :]:
                 state = APPLY[type(event)](state, event)
