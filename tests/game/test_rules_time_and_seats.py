@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from events import table as ev
 from service.game import commands as cmd
@@ -109,18 +110,14 @@ def test_seating_buy_in_within_range_one_seat_each() -> None:
     t = Table(ante=2, max_seats=2)  # buy-in 20..200
     sit = cmd.SitDown(user_id=A, name="a", buy_in=19, transfer_id="x", now=T0, seed=seed_of(1))
     t.refused("buy_in_out_of_range", sit)
-    t.refused("buy_in_out_of_range", cmd.SitDown(**{**_fields(sit), "buy_in": 201}))
-    t.refused("invalid_seat", cmd.SitDown(**{**_fields(sit), "buy_in": 20, "seat": 2}))
+    t.refused("buy_in_out_of_range", replace(sit, buy_in=201))
+    t.refused("invalid_seat", replace(sit, buy_in=20, seat=2))
     t.sit(A, 20, seat=1)
-    t.refused("already_seated", cmd.SitDown(**{**_fields(sit), "buy_in": 20}))
-    t.refused("seat_taken", cmd.SitDown(**{**_fields(sit), "user_id": B, "buy_in": 20, "seat": 1}))
+    t.refused("already_seated", replace(sit, buy_in=20))
+    t.refused("seat_taken", replace(sit, user_id=B, buy_in=20, seat=1))
     t.sit(B, 20)
     assert t.s.seat_of(B) == 0
-    t.refused("table_full", cmd.SitDown(**{**_fields(sit), "user_id": C, "buy_in": 20}))
-
-
-def _fields(c: cmd.SitDown) -> dict[str, object]:
-    return {f: getattr(c, f) for f in c.__struct_fields__}
+    t.refused("table_full", replace(sit, user_id=C, buy_in=20))
 
 
 def test_seating_mid_hand_waits_for_the_next_hand() -> None:
