@@ -7,13 +7,11 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
+from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS, Contexts
 from tests.webapp.server import Server
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 @pytest.fixture(scope="session")
@@ -33,13 +31,23 @@ def chromium_path() -> str:
     return CHROMIUM
 
 
-@pytest.fixture
-async def browser(chromium_path: str) -> AsyncIterator[Browser]:
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium(chromium_path: str) -> AsyncIterator[Browser]:
+    """One Chromium for the whole run (each test opens its own contexts: no shared state)."""
     async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS,
+        launched = await pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS,
                                             timeout=15_000)
-        yield chromium
-        await chromium.close()
+        yield launched
+        await launched.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def browser(chromium: Browser) -> AsyncIterator[Contexts]:
+    contexts = Contexts(chromium)
+    yield contexts
+    for context in contexts.opened:
+        await context.close()
+
 
 
 @pytest.fixture

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import Browser, Page
+from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from tests.webapp.browser import Contexts
 
 STATE_JS = """() => {
   const screen = window.svara && window.svara.current;
@@ -45,7 +47,7 @@ class Player:
         self.errors: list[str] = []
 
     @classmethod
-    async def open(cls, browser: Browser, base_url: str, name: str) -> Player:
+    async def open(cls, browser: Contexts, base_url: str, name: str) -> Player:
         context = await browser.new_context(viewport={"width": 390, "height": 844})
         page = await context.new_page()
         page.set_default_timeout(10_000)

@@ -6,10 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from playwright.async_api import Browser, Route
+import pytest
+from playwright.async_api import Route
 
+from tests.webapp.browser import Contexts
 from tests.webapp.player import Player
 from tests.webapp.server import Server
+
+# The browser (a session fixture) lives in the session's event loop.
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 TABLE = "canned01"
 
@@ -41,7 +46,7 @@ def canned_view(phase: str, legal: list[dict[str, Any]], **hand: Any) -> dict[st
     }
 
 
-async def open_canned(browser: Browser, server: Server, view: dict[str, Any]) -> tuple[
+async def open_canned(browser: Contexts, server: Server, view: dict[str, Any]) -> tuple[
         Player, list[dict[str, Any]]]:
     player = await Player.open(browser, server.url, "Cleo")
     posted: list[dict[str, Any]] = []
@@ -60,7 +65,7 @@ async def open_canned(browser: Browser, server: Server, view: dict[str, Any]) ->
     return player, posted
 
 
-async def test_svara_join_window(server: Server, browser: Browser) -> None:
+async def test_svara_join_window(server: Server, browser: Contexts) -> None:
     view = canned_view("svara_join", [{"type": "join_svara", "amount": 30},
                                       {"type": "skip_svara"}],
                        svara={"tied": [0, 1], "fee": 30, "eligible": [2], "answered": [],
@@ -78,7 +83,7 @@ async def test_svara_join_window(server: Server, browser: Browser) -> None:
     assert len(posted[0]["action_id"]) >= 16
 
 
-async def test_raise_amount_is_bounded_by_legal(server: Server, browser: Browser) -> None:
+async def test_raise_amount_is_bounded_by_legal(server: Server, browser: Contexts) -> None:
     view = canned_view("betting", [{"type": "call"}, {"type": "raise", "min": 40, "max": 180},
                                    {"type": "fold"}])
     cleo, posted = await open_canned(browser, server, view)

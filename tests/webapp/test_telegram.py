@@ -9,9 +9,14 @@ import json
 from urllib.parse import quote
 
 import aiohttp
-from playwright.async_api import Browser, Page, Route
+import pytest
+from playwright.async_api import Page, Route
 
+from tests.webapp.browser import Contexts
 from tests.webapp.server import Server
+
+# The browser (a session fixture) lives in the session's event loop.
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 FAKE_TELEGRAM_JS = """
 window.telegramCalls = [];
@@ -46,7 +51,7 @@ async def new_table(server: Server, init_data: str) -> str:
         return str((await resp.json())["table_id"])
 
 
-async def new_page(browser: Browser) -> Page:
+async def new_page(browser: Contexts) -> Page:
     context = await browser.new_context(viewport={"width": 390, "height": 844})
     page = await context.new_page()
     page.set_default_timeout(10_000)
@@ -54,7 +59,7 @@ async def new_page(browser: Browser) -> Page:
 
 
 async def test_offline_telegram_script_falls_back_to_the_fragment(
-    server: Server, browser: Browser
+    server: Server, browser: Contexts
 ) -> None:
     init_data = await signed_user(server, 4241, "Frag")
     table_id = await new_table(server, init_data)
@@ -76,7 +81,7 @@ async def test_offline_telegram_script_falls_back_to_the_fragment(
 
 
 async def test_telegram_web_app_object_start_param_and_back_button(
-    server: Server, browser: Browser
+    server: Server, browser: Contexts
 ) -> None:
     init_data = await signed_user(server, 4242, "Tg")
     table_id = await new_table(server, init_data)

@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from playwright.async_api import Browser
+import pytest
 
+from tests.webapp.browser import Contexts
 from tests.webapp.player import Player
 from tests.webapp.server import Server
+
+# The browser (a session fixture) lives in the session's event loop.
+pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
 async def play_until_settled(players: list[Player], within: float) -> None:
@@ -29,7 +33,7 @@ async def play_until_settled(players: list[Player], within: float) -> None:
 
 
 async def test_play_a_hand_against_a_practice_bot(
-    server: Server, browser: Browser, shots: Path
+    server: Server, browser: Contexts, shots: Path
 ) -> None:
     ana = await Player.open(browser, server.url, "Ana")
     page = ana.page
@@ -55,7 +59,7 @@ async def test_play_a_hand_against_a_practice_bot(
 
 
 async def test_two_people_play_live_over_the_websocket(
-    server: Server, browser: Browser, shots: Path
+    server: Server, browser: Contexts, shots: Path
 ) -> None:
     ana = await Player.open(browser, server.url, "Ana Two")
     await ana.page.fill(".create input[name=practice_bots]", "0")
@@ -85,7 +89,7 @@ async def test_two_people_play_live_over_the_websocket(
 
 
 async def test_the_server_error_message_reaches_the_person(
-    server: Server, browser: Browser
+    server: Server, browser: Contexts
 ) -> None:
     cleo = await Player.open(browser, server.url, "Cleo")
     page = cleo.page
