@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from events.store.base import ChainBroken, StoredEvent, SubscriberTooSlow
+from events.store.base import ChainBroken, StoredEvent, StoreUnavailable, SubscriberTooSlow
 from events.store.chain import ZERO_HASH, chain
-from events.store.redis_store import RedisEventStore
+from events.store.redis_store import PAGE, RedisEventStore
 
 MakeStore = Callable[..., RedisEventStore]
 
@@ -225,6 +225,34 @@ class StoreContract:
         await asyncio.sleep(0.3)
         with pytest.raises(SubscriberTooSlow):
             await take(it, 10)
+
+    async def test_closing_the_store_ends_its_subscriptions(self, make_store: MakeStore) -> None:
+        store = make_store()
+        s = new_stream()
+        await store.append(s, [b"1"], expected_version=0)
+        it = store.subscribe(s, after=0)
+        assert [e.version for e in await take(it, 1)] == [1]
+        waiting = asyncio.create_task(take(it, 1))
+        await asyncio.sleep(0.05)
+        await store.close()
+        with pytest.raises(StoreUnavailable):
+            await waiting
+
+    async def test_long_streams_read_and_verify_across_pages(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        total = PAGE * 2 + 7
+        for v in range(0, total, 1000):
+            batch = [b"%d" % (v + i + 1) for i in range(min(1000, total - v))]
+            await store.append(s, batch, expected_version=v)
+        events = await store.read(s)
+        assert [e.version for e in events] == list(range(1, total + 1))
+        assert [e.version for e in await store.read(s, after=PAGE - 3, limit=PAGE + 5)] == list(
+            range(PAGE - 2, 2 * PAGE + 3)
+        )
+        assert await store.verify(s) == total
+        assert [e.version for e in await take(store.subscribe(s, after=7), total - 7)] == list(
+            range(8, total + 1)
+        )
 
     # -- snapshots ------------------------------------------------------------------------
 
