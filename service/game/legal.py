@@ -54,15 +54,25 @@ def _in_hand(hand: Hand, s: Seat) -> Player | None:
 
 
 def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[Hand, Player]:
-    """The hand and the caller's player, if it is the caller's turn in `phase`."""
-    s = seated(state, user_id)
-    hand = current_hand(state)
+    """The hand and the caller's player, if it is the caller's turn in `phase`.
+
+    Checked in the order a client can act on: seated, a hand, its phase, then the turn.
+    """
+    for s in state.seats:
+        if s is not None and s.user_id == user_id:
+            break
+    else:
+        raise GameError("not_seated", "you are not seated at this table")
+    hand = state.hand
+    if hand is None or hand.phase == "settled":
+        raise GameError("no_hand", "no hand is being played")
     if hand.phase != phase:
         raise GameError("wrong_phase", f"'{action}' is not possible in the {hand.phase} phase")
-    p = _in_hand(hand, s)
-    if p is None or hand.turn != s.seat:
-        raise GameError("not_your_turn", "it is not your turn")
-    return hand, p
+    if hand.turn == s.seat:
+        for p in hand.players:
+            if p.seat == s.seat and p.user_id == user_id and not p.folded:
+                return hand, p
+    raise GameError("not_your_turn", "it is not your turn")
 
 
 def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: str) -> None:
@@ -76,9 +86,13 @@ def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: s
 
 
 def verify_blind(state: TableState, user_id: int, amount: int) -> tuple[Hand, Player]:
+    hand = state.hand
+    s = state.seat_by_user(user_id)
+    if hand is not None and hand.active and s is not None:
+        mine = _in_hand(hand, s)
+        if mine is not None and mine.looked:  # said before "not now": it is never possible
+            raise GameError("cannot_blind_after_look", "you have looked at your cards")
     hand, p = on_turn(state, user_id, "blind", "blind")
-    if p.looked:
-        raise GameError("cannot_blind_after_look", "you have looked at your cards")
     why = "the poorest player cannot cover a bigger one"
     _check_amount(amount, betting.blind_range(state, hand), "blind", why)
     return hand, p

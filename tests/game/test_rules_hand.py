@@ -198,15 +198,16 @@ def test_blind_a_player_who_looked_cannot_go_blind() -> None:
     t = table_with([A, B])
     t.act(B, "look")
     assert t.s.phase == "betting"
-    t.refused("wrong_phase", t.command(B, "blind", 1))
+    t.refused("cannot_blind_after_look", t.command(B, "blind", 1))
     assert "blind" not in [a.type for a in legal_actions(t.s, B)]
 
 
-def test_blind_cannot_blind_after_look_even_on_your_turn() -> None:
-    t = table_with([A, B])
-    # B has the blind turn; a look by B ends the chain, so blinding afterwards is wrong_phase
-    t.act(B, "look")
-    t.refused("wrong_phase", t.command(B, "blind", 1))
+def test_blind_cannot_blind_after_look_even_before_your_turn() -> None:
+    t = table_with([A, B, C])
+    t.act(C, "look")  # C's blind turn has not come yet
+    t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
+    t.act(B, "blind", 1)  # the chain stops at C, who looked
+    t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
 
 
 def test_blind_only_the_player_on_turn_may_blind_or_pass() -> None:
