@@ -1,6 +1,7 @@
 """Random 3-player hands through decide/evolve, choosing uniformly among legal actions.
 
-Prints hands per second on one core (target: 10,000). Run: `python3 bench/bench_game.py [N]`.
+Prints hands per second on one core (target: 10,000), for decide + evolve (the brief's
+measure) and for `step` (what the service runs). Run: `python3 bench/bench_game.py [N]`.
 Not a test: it measures. The game core is pure, so this is the ceiling of the whole service.
 """
 
@@ -11,7 +12,7 @@ import sys
 import time
 
 from service.game import commands as cmd
-from service.game.decider import decide, evolve
+from service.game.decider import decide, evolve, step
 from service.game.legal import legal_actions
 from service.game.settings import TableSettings
 from service.game.state import TableState
@@ -60,8 +61,9 @@ def _command(state: TableState, rng: random.Random, now: float) -> cmd.TableComm
     )
 
 
-def play(hands: int, seed: int = 1) -> tuple[int, int]:
-    """Play `hands` hands; return (hands, events)."""
+def play(hands: int, seed: int = 1, use_step: bool = False) -> tuple[int, int]:
+    """Play `hands` hands; return (hands, events). `use_step`: let `step` hand back the new
+    state (as the service does) instead of evolving the returned events again."""
     rng = random.Random(seed)
     state = new_table(rng)
     now = 1_000.0
@@ -78,23 +80,37 @@ def play(hands: int, seed: int = 1) -> tuple[int, int]:
             command: cmd.TableCommand = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
             command = _command(state, rng, now)
+        if use_step:
+            new, state = step(state, command)
+            events += len(new)
+            continue
         for e in decide(state, command):
             state = evolve(state, e)
             events += 1
     return done, events
 
 
-def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
-    play(200)  # warm up the score tables
-    start, cpu_start = time.perf_counter(), time.process_time()
-    hands, events = play(n)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+def measure(n: int, use_step: bool) -> None:
+    best_wall = best_cpu = float("inf")
+    for _ in range(3):  # the machine is shared: keep the best of three
+        start, cpu_start = time.perf_counter(), time.process_time()
+        hands, events = play(n, use_step=use_step)
+        best_wall = min(best_wall, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - cpu_start)
+    how = "step (events + new state)" if use_step else "decide, then evolve each event"
     print(
-        f"{hands} hands, {events} events (decide + evolve, legal-action choice included)\n"
-        f"  wall {elapsed:.2f}s: {hands / elapsed:,.0f} hands/s\n"
-        f"  cpu  {cpu:.2f}s: {hands / cpu:,.0f} hands/s, {events / cpu:,.0f} events/s"
+        f"{how}: {hands} hands, {events} events, best of 3\n"
+        f"  wall {best_wall:.2f}s: {hands / best_wall:,.0f} hands/s\n"
+        f"  cpu  {best_cpu:.2f}s: {hands / best_cpu:,.0f} hands/s, "
+        f"{events / best_cpu:,.0f} events/s"
     )
+
+
+def main() -> None:
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    play(200)  # warm up the score tables
+    measure(n, use_step=False)
+    measure(n, use_step=True)
 
 
 if __name__ == "__main__":
