@@ -14,24 +14,29 @@ REPO = Path(__file__).resolve().parents[2]
 PORTS = range(8250, 8300)  # the web app tests' half of this suite's range 8200-8299
 
 
-def free_port() -> int:
-    for port in PORTS:
+def free_port(ports: range = PORTS) -> int:
+    for port in ports:
         with socket.socket() as sock:
             try:
                 sock.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise RuntimeError("no free port in 8250-8299")
+    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
 
 
 class Server:
-    def __init__(self, log_path: Path) -> None:
-        self.port = free_port()
+    """`extra_env` adds configuration (e.g. a bot token); `port` defaults to a free one."""
+
+    def __init__(
+        self, log_path: Path, *, extra_env: dict[str, str] | None = None, port: int | None = None
+    ) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items()
-               if k not in {"REDIS_URL", "BOT_TOKEN", "PUBLIC_URL", "BOT_MODE"}}
+               if k not in {"REDIS_URL", "BOT_TOKEN", "PUBLIC_URL", "BOT_MODE", "TELEGRAM_API_URL"}}
         env["PRACTICE_BOTS"] = "0"  # no practice table at start: the tests open their own
+        env.update(extra_env or {})
         self.log = log_path.open("wb")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
@@ -53,11 +58,13 @@ class Server:
                 time.sleep(0.1)
         raise RuntimeError(f"svara serve not ready: {self.log_path.read_text()[-2000:]}")
 
-    def stop(self) -> None:
+    def stop(self) -> int:
+        """SIGTERM, then SIGKILL after 5 s; the exit code (negative: killed by a signal)."""
         self.proc.terminate()
         try:
-            self.proc.wait(5)
+            code = self.proc.wait(5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.wait(5)
+            code = self.proc.wait(5)
         self.log.close()
+        return code
