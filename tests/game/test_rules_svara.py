@@ -182,3 +182,26 @@ def test_settle_the_winner_takes_the_pot_and_deals_next() -> None:
     assert settled.next_dealer == 1
     t.tick()
     assert t.s.hand.dealer == 1  # type: ignore[union-attr]
+
+
+def test_svara_the_last_pending_player_leaving_closes_the_window() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    _to_showdown_b_c(t)
+    events = t.leave(A)  # A was the only one who could join
+    assert t.types(events)[:2] == ["player_left", "svara_deal_started"]
+    assert t.last(ev.SvaraDealStarted).participants == (1, 2)
+
+
+def test_svara_a_joiner_who_leaves_forfeits_the_fee() -> None:
+    t = table_with([A, B, C, D], seed=seed_where("t1", 2, 1, 4, lambda s: s[0] == s[1]))
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(D, "fold")
+    t.act(A, "fold")
+    t.act(D, "join_svara")
+    pot = t.s.hand.pot  # type: ignore[union-attr]
+    t.leave(D)
+    assert t.s.hand.pot == pot and t.s.phase == "svara_join"  # type: ignore[union-attr]
+    t.act(A, "skip_svara")
+    assert t.last(ev.SvaraDealStarted).participants == (1, 2)
