@@ -32,10 +32,24 @@ log = logging.getLogger(__name__)
 
 # (bot user id, bot name, table id, action id, type, amount) -> None
 BotAct = Callable[[int, str, str, str, str, int | None], Awaitable[object]]
+# (table id, bot user id, bot name) -> None: stand a broke bot up and buy it in again
+BotRebuy = Callable[[str, int, str], Awaitable[object]]
 
 
 def bot_seats(state: TableState) -> list[tuple[int, str]]:
     return [(s.user_id, s.name) for s in state.seats if s is not None and is_bot(s.user_id)]
+
+
+def broke_bots(state: TableState) -> list[tuple[int, str]]:
+    """Bots that cannot pay the ante, between hands (they buy in again to keep playing)."""
+    if state.hand is not None and state.hand.phase != "settled":
+        return []
+    ante = state.settings.ante
+    return [
+        (s.user_id, s.name)
+        for s in state.seats
+        if s is not None and is_bot(s.user_id) and s.stack < ante
+    ]
 
 
 class Driver:
@@ -47,6 +61,7 @@ class Driver:
         clock: Callable[[], float],
         seeds: Callable[[], bytes],
         bot_act: BotAct,
+        bot_rebuy: BotRebuy | None = None,
         think_seconds: float = 1.0,
         poll_seconds: float = 0.25,
         rescan_seconds: float = 2.0,
@@ -57,6 +72,7 @@ class Driver:
         self.clock = clock
         self.seeds = seeds
         self.bot_act = bot_act
+        self.bot_rebuy = bot_rebuy
         self.think_seconds = think_seconds
         self.poll_seconds = poll_seconds
         self.rescan_seconds = rescan_seconds
@@ -94,6 +110,8 @@ class Driver:
         self._kick.set()
 
     def _bot_waited_on(self, state: TableState, version: int) -> bool:
+        if self.bot_rebuy is not None and broke_bots(state):
+            return True
         return any(
             waiting_on(table_view(state, user_id, version)) for user_id, _ in bot_seats(state)
         )
@@ -142,6 +160,18 @@ class Driver:
             self.notice(table_id, again.version, again.state, force=True)
 
     async def _bot_turn(self, table_id: str, version: int, state: TableState) -> None:
+        broke = broke_bots(state)
+        if self.bot_rebuy is not None and broke:
+            user_id, name = broke[0]
+            self.fired += 1
+            try:
+                await self.bot_rebuy(table_id, user_id, name)
+            except ServiceError as error:
+                if error.status >= 500:
+                    raise
+                log.info("practice bot %s could not buy in again: %s", user_id, error.code)
+                self._stuck[table_id] = version
+            return
         for user_id, name in bot_seats(state):
             choice = choose(
                 table_view(state, user_id, version), rng_for(table_id, version, user_id)

@@ -90,6 +90,7 @@ class TableService:
             clock=clock,
             seeds=self.seed,
             bot_act=self._bot_act,
+            bot_rebuy=self._bot_rebuy,
             think_seconds=think_seconds,
             poll_seconds=poll_seconds,
             rescan_seconds=rescan_seconds,
@@ -175,6 +176,10 @@ class TableService:
     async def add_practice_bot(self, table_id: str, index: int, settings: TableSettings) -> int:
         """Seat practice bot `index`, funded through its own wallet. Returns its user id."""
         bot = User(id=bots.bot_user_id(table_id, index), name=bots.bot_name(index))
+        await self._fund_and_seat(bot, table_id, settings)
+        return bot.id
+
+    async def _fund_and_seat(self, bot: User, table_id: str, settings: TableSettings) -> None:
         buy_in = bots.bot_buy_in(settings)
         state = await self.bank.open(bot.id, grant=max(self.bank.starting_grant, buy_in))
         if state.balance < buy_in:
@@ -184,7 +189,15 @@ class TableService:
                 bot.id, lambda s: wallet.grant(s, reason="practice", amount=short, now=now)
             )
         await self.transfers.buy_in(bot, table_id, buy_in)
-        return bot.id
+
+    async def _bot_rebuy(self, table_id: str, user_id: int, name: str) -> None:
+        """A broke practice bot stands up (cashing out what is left) and buys in again."""
+        async with service_errors():
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            bot = User(id=user_id, name=name)
+            await self.transfers.cash_out(bot, table_id)
+            await self._fund_and_seat(bot, table_id, loaded.state.settings)
 
     async def list_tables(self) -> list[JSON]:
         async with service_errors():

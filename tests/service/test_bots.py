@@ -1,0 +1,140 @@
+"""Practice bots: a strategy that only picks legal actions, and tables of bots that play on."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from events.codec import decode_table_event
+from events.table import HandSettled
+from service.game.commands import CreateTable, SitDown, Tick, command_for_action
+from service.game.decider import step
+from service.game.settings import TableSettings
+from service.game.state import TableState
+from service.game.view import view
+from service.tables import bots
+from service.tables.facade import User
+from service.tables.service import TableService
+from tests.service.conftest import Factory, FakeClock
+from tests.service.helpers import assert_conserved, make_users
+
+
+def test_bot_ids_are_negative_stable_and_distinct() -> None:
+    ids = {bots.bot_user_id("t1", i) for i in range(10)}
+    assert len(ids) == 10 and all(i < 0 for i in ids)
+    assert bots.bot_user_id("t1", 3) == bots.bot_user_id("t1", 3) != bots.bot_user_id("t2", 3)
+    assert bots.bot_name(0) == "Bot Ana"
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 6), st.integers(0, 2**32), st.sampled_from(["play", "split"]))
+def test_strategy_only_chooses_legal_actions(players: int, seed: int, svara: str) -> None:
+    """Bots play hands on the pure decider: every chosen action is accepted; chips conserved."""
+    rng = random.Random(seed)
+    table = TableSettings(ante=5, max_seats=players, svara=svara)  # type: ignore[arg-type]
+    now = 1_800_000_000.0
+    _, state = step(None, CreateTable(table_id="t", settings=table, created_by=1, now=now))
+    version = 1
+    ids = [-(i + 1) for i in range(players)]
+    for user_id in ids:
+        command = SitDown(
+            user_id=user_id,
+            name="b",
+            buy_in=100,
+            transfer_id=str(user_id),
+            now=now,
+            seed=rng.randbytes(32),
+        )
+        events, state = step(state, command)
+        version += len(events)
+    hands_done = 0
+    for _ in range(600):
+        if hands_done >= 3:
+            break
+        acted = False
+        for user_id in ids:
+            choice = bots.choose(view(state, user_id, version), rng)
+            if choice is None:
+                continue
+            seed_bytes = rng.randbytes(32)
+            command = command_for_action(
+                choice[0], user_id=user_id, amount=choice[1], now=now, seed=seed_bytes
+            )
+            events, state = step(state, command)  # a GameError here fails the test
+            version += len(events)
+            hands_done += sum(isinstance(e, HandSettled) for e in events)
+            acted = True
+            break
+        if not acted:
+            deadline = state.deadline
+            if deadline is None:
+                break  # everyone else is broke: nothing more can happen
+            now = max(now, deadline)
+            events, state = step(state, Tick(now=now, seed=rng.randbytes(32)))
+            version += len(events)
+            hands_done += sum(isinstance(e, HandSettled) for e in events)
+        assert isinstance(state, TableState)
+        assert state.chips_in_play() == 100 * players
+    assert hands_done >= 1
+
+
+async def _advance_clock(clock: FakeClock) -> None:
+    while True:
+        clock.advance(1.0)  # the next-hand pause passes quickly; turns never time out
+        await asyncio.sleep(0.01)
+
+
+async def _settled_hands(service: TableService, table_id: str) -> int:
+    stored = await service.store.read(service.streams.table(table_id))
+    return sum(isinstance(decode_table_event(e.data), HandSettled) for e in stored)
+
+
+async def _bots_play(services: list[TableService], clock: FakeClock, hands: int) -> str:
+    creator = make_users(1)[0]
+    table_id = await services[0].create_table(
+        creator, TableSettings(ante=10, max_seats=4, turn_seconds=30), practice_bots=3
+    )
+    for service in services:
+        await service.start()
+    ticker = asyncio.create_task(_advance_clock(clock))
+    try:
+        for _ in range(1500):
+            if await _settled_hands(services[0], table_id) >= hands:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the practice bots did not finish their hands")
+    finally:
+        ticker.cancel()
+        for service in services:
+            await service.stop()
+    state = (await services[0].repo.load(table_id)).state
+    assert state is not None
+    bot_users = [User(id=s.user_id, name=s.name) for s in state.seats if s is not None]
+    assert len(bot_users) == 3 and all(bots.is_bot(u.id) for u in bot_users)
+    await services[0].reconcile()
+    await assert_conserved(services[0], bot_users, [table_id])
+    return table_id
+
+
+async def test_practice_bots_finish_hands_on_the_embedded_store(
+    embedded: Factory, clock: FakeClock
+) -> None:
+    service = await embedded()
+    await _bots_play([service], clock, hands=4)
+
+
+@pytest.mark.redis
+async def test_two_processes_drive_the_same_bots(services: Factory, clock: FakeClock) -> None:
+    first, second = await services(), await services()
+    table_id = await _bots_play([first, second], clock, hands=4)
+    stored = await first.store.read(first.streams.table(table_id))
+    assert [e.version for e in stored] == list(range(1, len(stored) + 1))
+    assert await first.store.verify(first.streams.table(table_id)) == len(stored)
+    for hand in range(1, 5):
+        audit = await first.audit(table_id, hand)
+        assert audit["verified"], audit["checks"]
