@@ -100,3 +100,27 @@ async def test_raise_amount_is_bounded_by_legal(server: Server, browser: Context
     await button.click()
     await page.wait_for_function("document.querySelector('button[data-action=raise]')")
     assert [(p["type"], p["amount"]) for p in posted] == [("raise", 180)]
+
+
+async def test_expired_dev_login_is_renewed(server: Server, browser: Contexts) -> None:
+    player = await Player.open(browser, server.url, "Dora")
+    page = player.page
+    logins: list[str] = []
+    page.on("request", lambda r: logins.append(r.url) if "/dev/init-data" in r.url else None)
+    refused = False
+
+    async def expire_once(route: Route) -> None:
+        nonlocal refused
+        if refused:
+            await route.continue_()
+            return
+        refused = True
+        body = {"error": {"code": "expired", "message": "initData has expired"}}
+        await route.fulfill(status=401, content_type="application/json", body=json.dumps(body))
+
+    await page.route(f"{server.url}/api/me", expire_once)
+    await page.click("#rules-link")
+    await page.click("#back")  # the lobby asks /api/me: refused once, renewed, asked again
+    await page.wait_for_selector("#balance")
+    assert refused and len(logins) == 1
+    assert await page.locator("#toast").is_hidden()

@@ -13,11 +13,25 @@ export class ApiError extends Error {
 const NETWORK = "Cannot reach the server. Check your connection and try again.";
 
 export class Api {
-  constructor(initData) {
+  /** `renew` (dev mode) fetches fresh initData when the server says the old one expired. */
+  constructor(initData, renew = null) {
     this.initData = initData;
+    this.renew = renew;
   }
 
-  async request(method, path, body) {
+  async request(method, path, body, retried = false) {
+    try {
+      return await this.send(method, path, body);
+    } catch (err) {
+      if (err.status === 401 && this.renew && !retried) {
+        this.initData = await this.renew();
+        return this.request(method, path, body, true);
+      }
+      throw err;
+    }
+  }
+
+  async send(method, path, body) {
     const headers = { Authorization: `tma ${this.initData}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;

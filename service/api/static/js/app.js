@@ -17,7 +17,6 @@ class App {
     this.current = null;
     this.webApp = null;
     this.api = null;
-    this.initData = "";
     this.dev = false;
     this.back.addEventListener("click", () => this.openLobby());
     document.getElementById("rules-link").addEventListener("click", () => this.openRules());
@@ -57,9 +56,13 @@ class App {
     tg.BackButton?.onClick(() => this.openLobby());
   }
 
-  useInitData(initData) {
-    this.initData = initData;
-    this.api = new Api(initData);
+  useInitData(initData, renew = null) {
+    this.api = new Api(initData, renew);
+  }
+
+  /** The current initData (dev mode renews it when it expires). */
+  get initData() {
+    return this.api ? this.api.initData : "";
   }
 
   /** Dev mode: the person picks a name; the server signs test initData for it. */
@@ -83,7 +86,7 @@ class App {
 
   async devLogin(user) {
     try {
-      this.useInitData(await devInitData(user));
+      this.useInitData(await devInitData(user), () => devInitData(user));
     } catch (err) {
       this.fatal(err.message);
       return;

@@ -1,5 +1,6 @@
 // The table's live feed (API.md, WebSocket): auth → resume after the last version seen →
-// events. A dropped connection reconnects with backoff and resumes, so nothing is missed.
+// events. A dropped connection reconnects with backoff and resumes, so nothing is missed;
+// coming back to the page (phones suspend background tabs) reconnects at once.
 
 const CLOSE_UNAUTHORIZED = 4401;
 
@@ -15,16 +16,24 @@ export class TableSocket {
     this.stopped = false;
     this.retry = 0;
     this.timer = 0;
+    this.onVisible = () => {
+      if (document.hidden || this.stopped || this.ws) return;
+      clearTimeout(this.timer);
+      this.retry = 0;
+      this.connect();
+    };
   }
 
   start() {
     this.stopped = false;
+    document.addEventListener("visibilitychange", this.onVisible);
     this.connect();
     return this;
   }
 
   stop() {
     this.stopped = true;
+    document.removeEventListener("visibilitychange", this.onVisible);
     clearTimeout(this.timer);
     if (this.ws) this.ws.close(1000, "left the table");
     this.ws = null;
@@ -36,7 +45,7 @@ export class TableSocket {
     const ws = new WebSocket(url);
     this.ws = ws;
     this.onStatus("connecting");
-    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
       if (this.ws !== ws || this.stopped) return;
@@ -46,6 +55,7 @@ export class TableSocket {
         return;
       }
       this.onStatus("offline");
+      if (document.hidden) return; // reconnect when the page is visible again
       const delay = Math.min(8000, 500 * 2 ** this.retry++);
       this.timer = setTimeout(() => this.connect(), delay);
     };

@@ -38,12 +38,26 @@ export class TableScreen {
     this.noteResult();
     this.render();
     this.socket = new TableSocket({
-      tableId: this.tableId, initData: this.app.initData, after: this.view.version,
+      tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
       onEvent: (event) => this.onEvent(event),
       onStatus: (status) => this.setStatus(status),
-      onFatal: (message) => { toast(message); this.setStatus("offline"); },
+      onFatal: (message) => this.socketRefused(message),
     }).start();
     this.clock = setInterval(() => this.tick(), 250);
+  }
+
+  /** The feed refused our initData: in dev mode renew it (any API call does) and go on. */
+  async socketRefused(message) {
+    this.setStatus("offline");
+    if (this.app.dev && !this.renewed) {
+      this.renewed = true;
+      try {
+        await this.app.api.me();
+        this.socket.start();
+        return;
+      } catch { /* fall through to the message */ }
+    }
+    toast(message);
   }
 
   unmount() {
