@@ -41,7 +41,7 @@ class _Deal:
 
 
 def _data(event: TableEvent) -> dict[str, Any]:
-    data = msgspec.to_builtins(event)
+    data = msgspec.to_builtins(event, str_keys=True)
     assert isinstance(data, dict)
     data.pop("type", None)
     return data
