@@ -56,7 +56,8 @@ export class Lobby {
   }
 
   tableList(tables, mine) {
-    const rows = tables.map((t) => this.tableRow(t, mine.has(t.table_id)));
+    const ordered = [...tables].sort((a, b) => mine.has(b.table_id) - mine.has(a.table_id));
+    const rows = ordered.map((t) => this.tableRow(t, mine.has(t.table_id)));
     return h("div", { class: "panel" },
       h("h2", {}, "Tables"),
       rows.length ? h("ul", { class: "tables" }, rows)
@@ -76,7 +77,7 @@ export class Lobby {
       seated
         ? h("button", { type: "button", onclick: () => this.app.openTable(t.table_id) }, "Open")
         : h("form", { class: "join", onsubmit: (e) => this.join(e, t.table_id, buyIn) },
-          buyIn,
+          !full && buyIn,
           h("button", { type: "submit", disabled: full }, full ? "Full" : "Join"),
           h("button", { type: "button", class: "ghost",
             onclick: () => this.app.openTable(t.table_id) }, "Watch")));

@@ -166,7 +166,8 @@ export class TableScreen {
       // Your seat sits at the bottom; the others follow clockwise.
       const offset = mine === null ? n : (n - mine + max) % max;
       const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
-      const style = `left:${50 + 37 * Math.cos(angle)}%;top:${50 + 38 * Math.sin(angle)}%`;
+      const [rx, ry] = max > 6 ? [40, 42] : [37, 38];
+      const style = `left:${50 + rx * Math.cos(angle)}%;top:${50 + ry * Math.sin(angle)}%`;
       const seat = bySeat.get(n);
       spots.push(seat ? this.seat(seat, hand_, seat.seat === mine, style)
         : h("div", { class: "seat empty", style }, "free"));
@@ -181,7 +182,7 @@ export class TableScreen {
           `deck ${String(hand_.commitment || "").slice(0, 10)}…`))
       : h("div", { class: "felt-center" }, h("div", { class: "phase" }, v.seats.length < 2
         ? "Waiting for players" : "Next hand soon"));
-    return h("div", { class: "felt" }, center, spots);
+    return h("div", { class: max > 6 ? "felt many" : "felt" }, center, spots);
   }
 
   seat(s, hand_, isMe, style) {
