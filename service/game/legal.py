@@ -75,7 +75,15 @@ def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[H
     raise GameError("not_your_turn", "it is not your turn")
 
 
+def whole_chips(value: object, what: str) -> int:
+    """`value` if it is a whole number of chips (an int, not a bool), else `invalid_amount`."""
+    if type(value) is not int:
+        raise GameError("invalid_amount", f"the {what} must be a whole number of chips")
+    return value
+
+
 def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: str) -> None:
+    whole_chips(amount, what)
     if bounds is None:
         raise GameError("amount_too_large", f"no {what} is possible: {why}")
     low, high = bounds

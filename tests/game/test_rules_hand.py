@@ -210,6 +210,14 @@ def test_blind_cannot_blind_after_look_even_before_your_turn() -> None:
     t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
 
 
+def test_amounts_must_be_whole_chips() -> None:
+    t = table_with([A, B])
+    t.refused("invalid_amount", cmd.PlaceBlind(user_id=B, amount=1.5, now=t.now))  # type: ignore[arg-type]
+    t.refused("invalid_amount", cmd.PlaceBlind(user_id=B, amount=True, now=t.now))
+    t.act(B, "pass")
+    t.refused("invalid_amount", cmd.Raise(user_id=B, amount="3", now=t.now))  # type: ignore[arg-type]
+
+
 def test_blind_only_the_player_on_turn_may_blind_or_pass() -> None:
     t = table_with([A, B, C])
     t.refused("not_your_turn", t.command(C, "blind", 1))

@@ -112,6 +112,8 @@ def test_seating_buy_in_within_range_one_seat_each() -> None:
     t.refused("buy_in_out_of_range", sit)
     t.refused("buy_in_out_of_range", replace(sit, buy_in=201))
     t.refused("invalid_seat", replace(sit, buy_in=20, seat=2))
+    t.refused("invalid_seat", replace(sit, buy_in=20, seat="1"))
+    t.refused("invalid_amount", replace(sit, buy_in=20.5))
     t.sit(A, 20, seat=1)
     t.refused("already_seated", replace(sit, buy_in=20))
     t.refused("seat_taken", replace(sit, user_id=B, buy_in=20, seat=1))
