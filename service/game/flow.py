@@ -147,7 +147,7 @@ def won_by_folds(tx: Tx, hand: Hand | None = None) -> bool:
 
 def showdown(tx: Tx) -> None:
     hand = tx.hand
-    options = tx.state.settings.scoring
+    options = tx.settings.scoring
     shown: dict[int, ev.ShownHand] = {}
     for p in hand.players:
         if not p.folded:
@@ -158,7 +158,7 @@ def showdown(tx: Tx) -> None:
     tied = tuple(seat for seat, h in shown.items() if h.score == best)
     if len(tied) == 1:
         settle(tx, tied, "showdown")
-    elif tx.state.settings.svara == "split":
+    elif tx.settings.svara == "split":
         settle(tx, tied, "split")
     else:
         start_svara(tx, tied)
@@ -201,7 +201,7 @@ def svara_answered(tx: Tx) -> None:
 
 def close_svara_window(tx: Tx) -> None:
     hand = tx.hand
-    n = tx.state.settings.max_seats
+    n = tx.settings.max_seats
     contenders = tuple(
         sorted({*hand.tied, *hand.joined}, key=lambda s: betting.order_key(s, hand.dealer, n))
     )
@@ -219,11 +219,12 @@ def close_svara_window(tx: Tx) -> None:
 
 
 def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
-    state = tx.state
     hand = tx.hand
-    settings = state.settings
+    settings = tx.settings
     n = settings.max_seats
-    ordered = tuple(sorted(winners, key=lambda s: betting.order_key(s, hand.dealer, n)))
+    if len(winners) > 1:
+        winners = tuple(sorted(winners, key=lambda s: betting.order_key(s, hand.dealer, n)))
+    ordered = winners
     pot = hand.pot
     rake = pot * settings.rake_percent // 100
     share, odd = divmod(pot - rake, len(ordered))
