@@ -47,6 +47,10 @@ async def test_play_a_hand_against_a_practice_bot(
     result = await page.inner_text("#result")
     assert "won" in result
     assert ana.checks > 3
+    # Anyone can replay the settled hand: chain, decks against commitments, chips.
+    await page.click("#result [data-action=audit]")
+    audit = await page.wait_for_selector("#audit")
+    assert (await audit.inner_text()).startswith("Verified: chain ✓ · deck ✓")
     await page.screenshot(path=str(shots / "table.png"), full_page=True)
     assert (shots / "table.png").stat().st_size > 10_000
 

@@ -59,6 +59,9 @@ export class Api {
   seat(id, buyIn) {
     return this.request("POST", `/api/tables/${encodeURIComponent(id)}/seat`, { buy_in: buyIn });
   }
+  audit(id, hand) {
+    return this.request("GET", `/api/tables/${encodeURIComponent(id)}/hands/${hand}/audit`);
+  }
   leave(id) { return this.request("POST", `/api/tables/${encodeURIComponent(id)}/leave`); }
 
   /** One action; a lost answer is retried once with the same action_id (the server dedups). */

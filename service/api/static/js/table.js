@@ -19,6 +19,7 @@ export class TableScreen {
     this.result = null; // the last settled hand: {number, winners, amounts, pot, reason, shown}
     this.shown = null; // the last showdown's hands, by seat
     this.busy = false;
+    this.audits = new Map(); // hand number → the rendered audit verdict
     this.root = h("section", { class: "table-screen" });
     this.clock = 0;
     this.refreshing = null;
@@ -233,10 +234,30 @@ export class TableScreen {
     const shown = r.shown ? Object.entries(r.shown).map(([seat, sh]) =>
       h("div", { class: "shown" }, h("span", {}, names[seat] ?? `seat ${seat}`),
         hand(sh.cards), h("b", {}, ` ${sh.score}`))) : [];
+    const audit = h("div", { class: "audit" }, this.audits.get(r.number)
+      || h("button", { type: "button", class: "link", dataset: { action: "audit" },
+        onclick: () => this.showAudit(r.number, audit) }, "Check this hand's deck"));
     return h("div", { class: "panel result", id: "result" },
       h("div", {}, h("strong", {}, `Hand ${r.number}: ${winners.join(" & ") || "—"} `
         + `won ${won || r.pot}`), how && h("small", { class: "muted" }, ` (${how})`)),
-      shown);
+      shown, audit);
+  }
+
+  /** Replay the settled hand on the server: hash chain, decks against commitments, chips. */
+  async showAudit(number, box) {
+    replace(box, h("small", { class: "muted" }, "Checking…"));
+    try {
+      const a = await this.app.api.audit(this.tableId, number);
+      const checks = Object.entries(a.checks || {}).map(([name, ok]) => `${name} ${ok ? "✓" : "✗"}`);
+      const verdict = h("span", {},
+        h("small", { class: a.verified ? "ok" : "bad", id: "audit" },
+          `${a.verified ? "Verified" : "NOT verified"}: ${checks.join(" · ")}`),
+        h("small", { class: "muted" }, ` — ${(a.deals || []).length} deal(s), seeds revealed`));
+      this.audits.set(number, verdict); // kept while the banner is re-rendered
+      replace(box, verdict);
+    } catch (err) {
+      replace(box, h("small", { class: "bad" }, err.message));
+    }
   }
 
   mine(v, you) {
