@@ -117,6 +117,7 @@ def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
         dealer=e.dealer,
         phase="blind",
         players=tuple(players),
+        dealt_in=tuple(p.user_id for p in players),
         commitment=e.commitment,
         seeds=(ev.DealSeed(deal=1, commitment=e.commitment, seed=e.seed),),
     )

@@ -6,8 +6,9 @@ Choices where RULES.md is silent:
   or the seat after the previous dealer) is absent or cannot play, the next participant
   clockwise deals.
 - A player who stands up on their blind turn ends the blind round, like a pass.
-- Svara: only players seated (and not sat out) when the svara starts, with enough chips for
-  the fee, may join. If a tied player stands up during the join window and only one
+- Svara: the players who may join are those dealt into this hand (folded or not) who are
+  still seated, not sat out, and have the fee; someone who sat down mid-hand waits for the
+  next hand, svara included. If a tied player stands up during the join window and only one
   contender (tied or joined) is left, that contender takes the pot at once.
 - `split`: the pot after rake is shared; the chips that do not divide go one each to the tied
   players in order clockwise from the dealer's left (for two tied players: the odd chip).
@@ -176,7 +177,7 @@ def start_svara(tx: Tx, tied: tuple[int, ...]) -> None:
             (s for s in state.seats if s is not None),
             key=lambda s: betting.order_key(s.seat, hand.dealer, n),
         )
-        if s.seat not in tied and not s.sat_out and s.stack >= fee
+        if s.seat not in tied and s.user_id in hand.dealt_in and not s.sat_out and s.stack >= fee
     )
     tx.emit(
         ev.SvaraStarted(

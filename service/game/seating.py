@@ -2,7 +2,7 @@
 
 Choices where RULES.md is silent:
 - Seats are numbered 0 .. max_seats-1; without a requested seat the lowest free one is taken.
-- Someone seated mid-hand waits for the next hand (and is not offered the current svara).
+- Someone seated mid-hand waits for the next hand (and is not offered its svara).
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
 - A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
   and the pause after the last hand is over; otherwise the next Tick starts it.

@@ -57,6 +57,7 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True):
     dealer: int
     phase: HandPhase
     players: tuple[Player, ...]
+    dealt_in: tuple[int, ...] = ()  # user ids dealt into the hand's first deal
     pot: int = 0
     level: int = 0
     turn: int | None = None  # seat whose turn it is (blind / betting)

@@ -170,6 +170,13 @@ def test_svara_someone_seated_during_the_window_may_not_join() -> None:
     assert legal_actions(t.s, D) == []
 
 
+def test_svara_someone_seated_mid_hand_waits_for_the_next_hand() -> None:
+    t = table_with([A, B, C], seed=tie_b_c())
+    t.sit(D, 100)  # before the showdown: not dealt in, so not offered the svara
+    _to_showdown_b_c(t)
+    assert t.last(ev.SvaraStarted).eligible == (0,)
+
+
 def test_settle_the_winner_takes_the_pot_and_deals_next() -> None:
     t = table_with([A, B, C], seed=tie_b_c())
     _to_showdown_b_c(t)
