@@ -4,6 +4,7 @@
 hand) and shares the rest, so a step costs a few small allocations. Seats are a tuple indexed
 by seat number (None = empty) for O(1) lookup; a hand's players are a tuple in playing order
 (clockwise from the dealer's left). Snapshots are msgpack (`encode_state` / `decode_state`).
+The state is a tree (no reference cycles), so its structs opt out of GC tracking (`gc=False`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ HandPhase = Literal["blind", "betting", "svara_join", "settled"]
 TablePhase = Literal["waiting", "blind", "betting", "svara_join", "settled"]
 
 
-class Seat(msgspec.Struct, frozen=True, kw_only=True):
+class Seat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     seat: int
     user_id: int
     name: str
@@ -29,7 +30,7 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True):
     timeouts: int = 0  # consecutive turn timeouts; any own action resets it
 
 
-class Player(msgspec.Struct, frozen=True, kw_only=True):
+class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One participant of the current deal."""
 
     seat: int
@@ -43,7 +44,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True):
     acted: bool = False  # has acted since the last raise
 
 
-class HandResult(msgspec.Struct, frozen=True, kw_only=True):
+class HandResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     winners: tuple[int, ...]
     amounts: dict[int, int]
     pot: int
@@ -51,7 +52,7 @@ class HandResult(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
 
 
-class Hand(msgspec.Struct, frozen=True, kw_only=True):
+class Hand(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     number: int
     deal: int
     dealer: int
@@ -96,7 +97,7 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True):
         return self.phase == "blind" or self.phase == "betting"
 
 
-class TableState(msgspec.Struct, frozen=True, kw_only=True):
+class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     table_id: str
     settings: TableSettings
     created_by: int
