@@ -47,8 +47,12 @@ class Player:
         self.errors: list[str] = []
 
     @classmethod
-    async def open(cls, browser: Contexts, base_url: str, name: str) -> Player:
+    async def open(
+        cls, browser: Contexts, base_url: str, name: str, *, init_script: str | None = None
+    ) -> Player:
         context = await browser.new_context(viewport={"width": 390, "height": 844})
+        if init_script:
+            await context.add_init_script(init_script)
         page = await context.new_page()
         page.set_default_timeout(10_000)
         player = cls(page, name)

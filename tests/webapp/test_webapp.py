@@ -8,9 +8,12 @@ another player's cards before showdown, nor their own before looking.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 
 import pytest
+from playwright.async_api import WebSocketRoute
 
 from tests.webapp.browser import Contexts
 from tests.webapp.player import Player
@@ -35,7 +38,9 @@ async def play_until_settled(players: list[Player], within: float) -> None:
 async def test_play_a_hand_against_a_practice_bot(
     server: Server, browser: Contexts, shots: Path
 ) -> None:
-    ana = await Player.open(browser, server.url, "Ana")
+    # Ana's phone clock runs two minutes fast: countdowns must follow the server's clock.
+    fast_clock = "{ const real = Date.now; Date.now = () => real() + 120000; }"
+    ana = await Player.open(browser, server.url, "Ana", init_script=fast_clock)
     page = ana.page
     assert await page.inner_text("#balance") == "1,000"
     await page.fill(".create input[name=practice_bots]", "1")
@@ -43,6 +48,9 @@ async def test_play_a_hand_against_a_practice_bot(
     await page.click(".create button[type=submit]")
     await page.wait_for_selector(".felt .seat.me")
     assert "table=" in page.url
+    await page.wait_for_function(
+        "() => { const el = document.querySelector('.mine-clock');"
+        " return el && parseInt(el.textContent) > 5; }", timeout=15_000)
     await play_until_settled([ana], within=30)
     result = await page.inner_text("#result")
     assert "won" in result
@@ -111,3 +119,34 @@ async def test_the_server_error_message_reaches_the_person(
     await page.wait_for_selector("[data-action=seat]")
     box = page.locator(".actions input[aria-label='Buy-in']")
     assert (await box.get_attribute("min"), await box.get_attribute("max")) == ("1000", "10000")
+
+
+async def test_a_silently_dead_socket_is_noticed_and_replaced(
+    server: Server, browser: Contexts
+) -> None:
+    """Pongs stop arriving (a phone lost its network): the page drops the socket and resumes."""
+    timing = "window.svaraSocketTiming = {pingEveryMs: 300, pongWithinMs: 400};"
+    dana = await Player.open(browser, server.url, "Dana", init_script=timing)
+    frames: list[str] = []
+
+    def relay(ws: WebSocketRoute) -> None:
+        server_side = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            kind = json.loads(message)["type"]
+            frames.append(kind)
+            if kind != "pong":  # swallow pongs: the connection looks dead to the page
+                ws.send(message)
+
+        server_side.on_message(to_page)
+
+    await dana.page.route_web_socket(re.compile(r".*/ws$"), relay)
+    await dana.page.fill(".create input[name=practice_bots]", "0")
+    await dana.page.click(".create button[type=submit]")
+    await dana.page.wait_for_selector(".felt .seat.me")
+    await dana.page.wait_for_selector(".live[data-status=offline]", timeout=5_000)
+    async with asyncio.timeout(10):
+        while frames.count("ready") < 2:  # noqa: ASYNC110 - a second connection authenticated
+            await asyncio.sleep(0.1)
+    assert "pong" in frames
+    await dana.page.wait_for_selector(".live[data-status=live]")

@@ -17,6 +17,7 @@ export class Api {
   constructor(initData, renew = null) {
     this.initData = initData;
     this.renew = renew;
+    this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
   }
 
   async request(method, path, body, retried = false) {
@@ -42,6 +43,8 @@ export class Api {
     } catch {
       throw new ApiError(0, "network", NETWORK);
     }
+    const date = Date.parse(resp.headers.get("Date") || "");
+    if (!Number.isNaN(date)) this.clockAhead = (Date.now() - date) / 1000 - 0.5;
     let data = null;
     try { data = await resp.json(); } catch { /* not JSON: handled below */ }
     if (!resp.ok) {

@@ -3,6 +3,9 @@
 // coming back to the page (phones suspend background tabs) reconnects at once.
 
 const CLOSE_UNAUTHORIZED = 4401;
+// A phone can lose the network without the socket noticing: an unanswered ping means the
+// connection is dead, so reconnect. (Tests shorten the times through window.svaraSocketTiming.)
+const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
   constructor({ tableId, initData, after, onEvent, onStatus, onFatal }) {
@@ -31,8 +34,27 @@ export class TableSocket {
     return this;
   }
 
+  startPings(ws) {
+    this.stopPings();
+    this.pinger = setInterval(() => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      ws.send(JSON.stringify({ type: "ping" }));
+      // The oldest unanswered ping decides: later pings must not postpone its deadline.
+      if (!this.pongTimer) {
+        this.pongTimer = setTimeout(() => ws.close(4000, "no pong"), TIMING.pongWithinMs);
+      }
+    }, TIMING.pingEveryMs);
+  }
+
+  stopPings() {
+    clearInterval(this.pinger);
+    clearTimeout(this.pongTimer);
+    this.pongTimer = 0;
+  }
+
   stop() {
     this.stopped = true;
+    this.stopPings();
     document.removeEventListener("visibilitychange", this.onVisible);
     clearTimeout(this.timer);
     if (this.ws) this.ws.close(1000, "left the table");
@@ -48,6 +70,7 @@ export class TableSocket {
     ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
+      this.stopPings();
       if (this.ws !== ws || this.stopped) return;
       this.ws = null;
       if (event.code === CLOSE_UNAUTHORIZED) {
@@ -64,8 +87,12 @@ export class TableSocket {
   receive(ws, raw) {
     let frame;
     try { frame = JSON.parse(raw); } catch { return; }
-    if (frame.type === "ready") {
+    if (frame.type === "pong") {
+      clearTimeout(this.pongTimer);
+      this.pongTimer = 0;
+    } else if (frame.type === "ready") {
       this.retry = 0;
+      this.startPings(ws);
       this.onStatus("live");
       ws.send(JSON.stringify({ type: "resume", after: this.after }));
     } else if (frame.type === "event") {

@@ -20,6 +20,7 @@ export class TableScreen {
     this.shown = null; // the last showdown's hands, by seat
     this.busy = false;
     this.audits = new Map(); // hand number → the rendered audit verdict
+    this.skew = null; // seconds this device's clock is ahead of the server's
     this.root = h("section", { class: "table-screen" });
     this.clock = 0;
     this.refreshing = null;
@@ -68,6 +69,12 @@ export class TableScreen {
 
   onEvent(event) {
     const data = event.data || {};
+    if (typeof event.at === "number") {
+      // How far this device's clock runs ahead of the server's (plus a little latency), so
+      // countdowns follow the server's deadlines even on a phone with a wrong clock.
+      const ahead = Date.now() / 1000 - event.at;
+      this.skew = this.skew === null ? ahead : Math.min(this.skew, ahead);
+    }
     if (event.type === "showdown" && data.hands) this.shown = data.hands;
     if (event.type === "hand_settled") {
       this.result = { ...data, shown: this.shown, names: this.names() };
@@ -372,7 +379,8 @@ export class TableScreen {
   }
 
   tick() {
-    const now = Date.now() / 1000;
+    // Event times are precise; the HTTP Date header (whole seconds) covers the time before.
+    const now = Date.now() / 1000 - (this.skew ?? this.app.api.clockAhead ?? 0);
     for (const el of this.root.querySelectorAll(".clock")) {
       const deadline = Number(el.dataset.deadline);
       if (!deadline) { el.textContent = ""; continue; }
