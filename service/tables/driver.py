@@ -40,6 +40,10 @@ def bot_seats(state: TableState) -> list[tuple[int, str]]:
     return [(s.user_id, s.name) for s in state.seats if s is not None and is_bot(s.user_id)]
 
 
+def humans_playing(state: TableState) -> bool:
+    return any(s is not None and not is_bot(s.user_id) and not s.sat_out for s in state.seats)
+
+
 def broke_bots(state: TableState) -> list[tuple[int, str]]:
     """Bots that cannot pay the ante, between hands (they buy in again to keep playing)."""
     if state.hand is not None and state.hand.phase != "settled":
@@ -62,6 +66,7 @@ class Driver:
         seeds: Callable[[], bytes],
         bot_act: BotAct,
         bot_rebuy: BotRebuy | None = None,
+        bots_play_alone: bool = False,
         think_seconds: float = 1.0,
         poll_seconds: float = 0.25,
         rescan_seconds: float = 2.0,
@@ -73,6 +78,9 @@ class Driver:
         self.seeds = seeds
         self.bot_act = bot_act
         self.bot_rebuy = bot_rebuy
+        # Without a human at the table, bots stay idle (their turns time out and they sit
+        # out), so forgotten practice tables cost nothing; the load benchmark turns this on.
+        self.bots_play_alone = bots_play_alone
         self.think_seconds = think_seconds
         self.poll_seconds = poll_seconds
         self.rescan_seconds = rescan_seconds
@@ -109,7 +117,12 @@ class Driver:
         heapq.heappush(self._heap, (wake, table_id, version))
         self._kick.set()
 
+    def _bots_active(self, state: TableState) -> bool:
+        return self.bots_play_alone or humans_playing(state)
+
     def _bot_waited_on(self, state: TableState, version: int) -> bool:
+        if not self._bots_active(state):
+            return False
         if self.bot_rebuy is not None and broke_bots(state):
             return True
         return any(
@@ -153,7 +166,7 @@ class Driver:
             except GameError as error:
                 if error.code != "not_due":
                     log.warning("tick at %s refused: %s", table_id, error)
-        elif self._stuck.get(table_id) != loaded.version:
+        elif self._stuck.get(table_id) != loaded.version and self._bots_active(state):
             await self._bot_turn(table_id, loaded.version, state)
         again = await self.repo.load(table_id)
         if again.state is not None:

@@ -61,6 +61,7 @@ class TableService:
         transfer_ttl: float = 60.0,
         transfer_grace: float = 60.0,
         snapshot_every: int = 200,
+        bots_play_alone: bool = False,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -91,6 +92,7 @@ class TableService:
             seeds=self.seed,
             bot_act=self._bot_act,
             bot_rebuy=self._bot_rebuy,
+            bots_play_alone=bots_play_alone,
             think_seconds=think_seconds,
             poll_seconds=poll_seconds,
             rescan_seconds=rescan_seconds,

@@ -124,13 +124,33 @@ async def _bots_play(services: list[TableService], clock: FakeClock, hands: int)
 async def test_practice_bots_finish_hands_on_the_embedded_store(
     embedded: Factory, clock: FakeClock
 ) -> None:
-    service = await embedded()
+    service = await embedded(bots_play_alone=True)
     await _bots_play([service], clock, hands=4)
+
+
+async def test_bots_wait_for_a_human(embedded: Factory, clock: FakeClock) -> None:
+    """Alone, bots do not play (a forgotten practice table costs nothing); with a human they do."""
+    service = await embedded()
+    [human] = make_users(1)
+    table_id = await service.create_table(human, TableSettings(ante=10), practice_bots=2)
+    await service.start()
+    await asyncio.sleep(0.2)
+    stored = await service.store.read(service.streams.table(table_id))
+    kinds = [type(decode_table_event(e.data)).__name__ for e in stored]
+    assert kinds[-1] in ("TurnDeadlineSet", "CardsDealt") and "Looked" not in kinds
+    await service.seat(human, table_id, 200)
+    seen = len(stored)
+    for _ in range(200):
+        if (await service.store.version(service.streams.table(table_id))) > seen + 1:
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError("the bots did not play with a human seated")
 
 
 @pytest.mark.redis
 async def test_two_processes_drive_the_same_bots(services: Factory, clock: FakeClock) -> None:
-    first, second = await services(), await services()
+    first, second = await services(bots_play_alone=True), await services(bots_play_alone=True)
     table_id = await _bots_play([first, second], clock, hands=4)
     stored = await first.store.read(first.streams.table(table_id))
     assert [e.version for e in stored] == list(range(1, len(stored) + 1))
