@@ -27,6 +27,7 @@ NEWTABLE_CREATED = (
     "Tap the button to sit down (the bot opens the table for you in a private chat)."
 )
 NEWTABLE_FAILED = "Could not create the table: {reason}"
+SORRY = "Something went wrong on our side. Please try again in a moment."
 
 HELP = (
     "Svara bot commands:\n"

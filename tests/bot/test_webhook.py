@@ -114,3 +114,22 @@ async def test_webhook_mode_stops_cleanly_and_keeps_the_webhook(
     await asyncio.wait_for(runner.cleanup(), 5)
     # Other replicas still serve the webhook, so shutting one down must not delete it.
     assert not fake_api.calls_of("deleteWebhook")
+
+
+async def test_a_failing_handler_apologises_and_the_bot_goes_on(
+    fake_api: FakeBotAPI, bot_app: BotApp, stub_tables: StubTables
+) -> None:
+    async def broken(*args: object, **kwargs: object) -> str:
+        raise RuntimeError("store on fire")
+
+    stub_tables.create_table = broken  # type: ignore[method-assign]
+    base = await bot_app(stub_tables, mode="webhook")
+    url, secret = base + WEBHOOK_PATH, webhook_secret(TOKEN)
+    update = message_update("/newtable", user_id=26, chat_id=-600, chat_type="group")
+    assert await fake_api.deliver(update, url=url, secret=secret) == 200
+    sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "-600")
+    assert sent.params["text"] == texts.SORRY
+    assert await fake_api.deliver(message_update("/help", user_id=27), url=url,
+                                  secret=secret) == 200
+    sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "27")
+    assert sent.params["text"] == texts.HELP
