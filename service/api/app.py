@@ -15,7 +15,7 @@ from aiohttp import web
 
 from service.api.auth import secret_key
 from service.api.config import Config
-from service.api.context import AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
+from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
 from service.api.errors import error_middleware
 from service.api.ratelimit import RateLimiter
 from service.api.routes import add_routes
@@ -51,6 +51,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app[AUTH_KEY] = secret_key(config.signing_token)
     app[LIMITER] = RateLimiter(config.rate_per_second, config.rate_burst)
     app[SOCKETS] = weakref.WeakSet()
+    app[AUTH_CACHE] = {}
     if tables is None:
         tables = _own_service(app, config)
     app[TABLES] = tables

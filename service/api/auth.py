@@ -79,6 +79,11 @@ def verify_init_data(
     return User(id=tg_user.id, name=name or tg_user.username or f"player {tg_user.id}")
 
 
+def auth_date(init_data: str) -> int:
+    """The `auth_date` of initData that `verify_init_data` already accepted."""
+    return int(dict(parse_qsl(init_data))["auth_date"])
+
+
 def sign_init_data(
     bot_token: str, *, user_id: int, name: str, auth_date: int | None = None
 ) -> str:

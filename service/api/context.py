@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from service.api.auth import AuthError, verify_init_data
+from service.api.auth import AuthError, auth_date, verify_init_data
 from service.api.config import Config
 from service.api.errors import ApiError
 from service.api.ratelimit import RateLimiter
@@ -19,12 +20,25 @@ LIMITER = web.AppKey("limiter", RateLimiter)
 AUTH_KEY = web.AppKey("auth_key", bytes)
 HealthCheck = Callable[[], Awaitable[bool]]
 HEALTH_CHECK: web.AppKey[HealthCheck] = web.AppKey("health_check")
+AUTH_CACHE_SIZE = 50_000
+AUTH_CACHE: web.AppKey[dict[str, tuple[User, float]]] = web.AppKey("auth_cache")
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
 
 
 def user_from_init_data(app: web.Application, init_data: str) -> User:
+    """Verify once per distinct initData string; later requests hit the cache until the
+    string's own expiry (a Mini App sends the same initData for a whole session)."""
+    cache = app[AUTH_CACHE]
+    hit = cache.get(init_data)
+    now = time.time()
+    if hit is not None and now < hit[1]:
+        return hit[0]
     config = app[CONFIG]
-    return verify_init_data(init_data, key=app[AUTH_KEY], max_age=config.auth_max_age)
+    user = verify_init_data(init_data, key=app[AUTH_KEY], max_age=config.auth_max_age, now=now)
+    if len(cache) >= AUTH_CACHE_SIZE:
+        cache.clear()  # crude but bounded; a miss only costs one HMAC
+    cache[init_data] = (user, auth_date(init_data) + config.auth_max_age)
+    return user
 
 
 def authenticate(request: web.Request) -> User:

@@ -160,3 +160,19 @@ async def test_web_app_is_served_at_the_root(client: Client) -> None:
     assert (await client.get("/%2e%2e/%2e%2e/etc/passwd")).status == 404
     assert await error_of(await client.get("/api/no-such-route"), 404) == "not_found"
     assert await error_of(await client.delete("/api/tables"), 405) == "method_not_allowed"
+
+
+async def test_cached_init_data_still_expires(fake: FakeTables) -> None:
+    import asyncio
+    import time
+
+    from service.api.auth import sign_init_data
+
+    config = Config(bot_token="4242:api-test-token", bot_mode="off", auth_max_age=60)
+    init = sign_init_data(config.signing_token, user_id=3, name="x",
+                          auth_date=int(time.time()) - 59)
+    async with TestClient(TestServer(make_app(config, tables=fake))) as c:
+        headers = {"Authorization": f"tma {init}"}
+        assert (await c.get("/api/me", headers=headers)).status == 200
+        await asyncio.sleep(1.2)
+        assert await error_of(await c.get("/api/me", headers=headers), 401) == "expired_init_data"

@@ -1,0 +1,425 @@
+"""API benchmark: the bare stack (../shared/bench/bare_stack.py) and `svara serve`, one server
+process each on loopback, driven the same way by N tables of clients.
+
+Two phases per server:
+- throughput: every table acts as fast as its answers come back (closed loop); actions/s;
+- latency: every table acts once per `--interval` seconds (paced, below saturation); p50/p99
+  from an action's POST to its event reaching every *other* player's WebSocket. The bare stack
+  has no sockets, so its figure is the POST round trip (the least an action can cost).
+
+svara tables: 3 signed players each, one WebSocket per player; the player on turn reads its
+view (for `legal`) and POSTs one legal action, so each svara action is a GET + a POST.
+
+    REDIS_URL=redis://127.0.0.1:6379/0 python bench/bench_api.py --tables 200 --seconds 10
+    python bench/bench_api.py --update-readme   # also writes the figures into README.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+REPO = Path(__file__).resolve().parents[1]
+BARE = REPO.parent / "shared" / "bench" / "bare_stack.py"
+sys.path.insert(0, str(REPO))
+
+from service.api.auth import sign_init_data  # noqa: E402
+
+TOKEN = "4242:bench-token"
+JSON = dict[str, Any]
+
+
+# -- processes ------------------------------------------------------------------------------
+
+def start(cmd: list[str], env: dict[str, str], health: str) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **env},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{cmd} exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            import urllib.request
+
+            with urllib.request.urlopen(health, timeout=1):
+                return proc
+        except Exception as exc:  # 404/405 from the bare stack also means "up"
+            if getattr(exc, "code", None):
+                return proc
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError(f"{cmd} did not start")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+# -- measuring --------------------------------------------------------------------------------
+
+class Stats:
+    def __init__(self) -> None:
+        self.actions = 0
+        self.latencies: list[float] = []
+        self.lost = 0
+        self.errors: dict[str, int] = {}
+
+    def error(self, what: str) -> None:
+        self.errors[what] = self.errors.get(what, 0) + 1
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+async def run_phase(loops: list[Callable[[Stats, Callable[[], bool]], Awaitable[None]]],
+                    seconds: float) -> tuple[Stats, float]:
+    stats = Stats()
+    end = time.monotonic() + seconds
+    started = time.monotonic()
+    await asyncio.gather(*(loop(stats, lambda: time.monotonic() < end) for loop in loops))
+    return stats, time.monotonic() - started
+
+
+# -- the bare stack ---------------------------------------------------------------------------
+
+async def bare_loops(session: aiohttp.ClientSession, url: str, tables: int,
+                     interval: float | None) -> list[Any]:
+    run = uuid.uuid4().hex[:8]
+
+    def make(i: int) -> Any:
+        async def loop(stats: Stats, going: Callable[[], bool]) -> None:
+            if interval:
+                await asyncio.sleep(random.random() * interval)
+            body = {"table": f"bench-{run}-{i}", "type": "call", "amount": 10}
+            while going():
+                t0 = time.perf_counter()
+                try:
+                    async with session.post(f"{url}/act", json=body) as resp:
+                        await resp.read()
+                        if resp.status != 200:
+                            stats.error(str(resp.status))
+                            continue
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    stats.error(type(exc).__name__)
+                    continue
+                stats.actions += 1
+                stats.latencies.append(time.perf_counter() - t0)
+                if interval:
+                    await asyncio.sleep(max(0.0, interval - (time.perf_counter() - t0)))
+        return loop
+    return [make(i) for i in range(tables)]
+
+
+# -- svara ------------------------------------------------------------------------------------
+
+class Seat:
+    def __init__(self, session: aiohttp.ClientSession, url: str, user_id: int) -> None:
+        self.session = session
+        self.url = url
+        self.user_id = user_id
+        self.init = sign_init_data(TOKEN, user_id=user_id, name=f"bench {user_id}")
+        self.headers = {"Authorization": f"tma {self.init}"}
+        self.arrived: dict[int, float] = {}  # version -> when this player's socket got it
+        self.turn_seat: int | None = None  # from the latest turn_deadline_set event
+        self.seat: int | None = None
+        self.ws: aiohttp.ClientWebSocketResponse | None = None
+
+    async def req(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        async with self.session.request(method, self.url + path, json=body,
+                                        headers=self.headers) as resp:
+            return resp.status, await resp.json(content_type=None)
+
+    async def listen(self, ws_session: aiohttp.ClientSession, table: str) -> None:
+        ws_url = self.url.replace("http", "ws", 1) + f"/api/tables/{table}/ws"
+        self.ws = await ws_session.ws_connect(ws_url)
+        await self.ws.send_json({"type": "auth", "init_data": self.init})
+        ready = await self.ws.receive_json()
+        await self.ws.send_json({"type": "resume", "after": ready["version"]})
+        asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.ws is not None
+        async for msg in self.ws:
+            if msg.type != aiohttp.WSMsgType.TEXT:
+                break
+            now = time.perf_counter()
+            frame = msg.json()
+            if frame.get("type") == "event":
+                self.arrived[frame["version"]] = now
+                event = frame["event"]
+                if event["type"] == "turn_deadline_set":
+                    self.turn_seat = int(event["data"]["seat"])
+
+
+def policy(view: JSON) -> tuple[str, int | None] | None:
+    """A cheap legal move: keep hands going (call/raise), never look, join svaras."""
+    legal = {a["type"]: a for a in view["you"]["legal"]}
+    for t in ("call", "pass", "join_svara", "sit_in"):
+        if t in legal:
+            return t, None
+    for t in ("raise", "blind"):
+        if t in legal:
+            rule = legal[t]
+            return t, int(rule.get("amount", rule.get("min", 0)))
+    if "fold" in legal:
+        return "fold", None
+    return None
+
+
+class Table:
+    def __init__(self, seats: list[Seat], table_id: str) -> None:
+        self.seats = seats
+        self.id = table_id
+
+    def candidates(self) -> list[Seat]:
+        """The player the last turn event named first (one GET per action, usually)."""
+        turn = self.seats[0].turn_seat
+        return sorted(self.seats, key=lambda s: s.seat != turn)
+
+    async def act_once(self, stats: Stats) -> bool:
+        """One action by whoever may act: GET their view, POST a legal move."""
+        for seat in self.candidates():
+            status, view = await seat.req("GET", f"/api/tables/{self.id}")
+            if status != 200:
+                stats.error(f"view {status}")
+                continue
+            move = policy(view)
+            if move is None:
+                continue
+            body: JSON = {"action_id": secrets.token_hex(8), "type": move[0],
+                          "expected_version": view["version"]}
+            if move[1] is not None:
+                body["amount"] = move[1]
+            t0 = time.perf_counter()
+            status, answer = await seat.req("POST", f"/api/tables/{self.id}/actions", body)
+            if status != 200:
+                stats.error(f"act {status} {answer.get('error', {}).get('code')}")
+                return False
+            stats.actions += 1
+            others = [s for s in self.seats if s is not seat]
+            asyncio.get_running_loop().create_task(
+                self._broadcast(stats, others, int(answer["version"]), t0))
+            return True
+        return False
+
+    @staticmethod
+    async def _broadcast(stats: Stats, others: list[Seat], version: int, t0: float) -> None:
+        deadline = time.perf_counter() + 5
+        while time.perf_counter() < deadline:
+            times = [s.arrived.get(version) for s in others]
+            if all(t is not None for t in times):
+                stats.latencies.append(max(t for t in times if t is not None) - t0)
+                return
+            await asyncio.sleep(0.005)
+        stats.lost += 1
+
+
+async def svara_tables(session: aiohttp.ClientSession, ws_session: aiohttp.ClientSession,
+                       url: str, n: int) -> list[Table]:
+    base = secrets.randbelow(10**12) + 10**12
+
+    async def one(i: int) -> Table:
+        seats = [Seat(session, url, base + 3 * i + k) for k in range(3)]
+        status, body = await seats[0].req("POST", "/api/tables", {
+            "ante": 1, "max_seats": 3, "turn_seconds": 600, "next_hand_seconds": 0,
+            "min_buy_in": 100, "max_buy_in": 1000})
+        assert status == 201, body
+        table = Table(seats, body["table_id"])
+        for s in seats:
+            status, body = await s.req("POST", f"/api/tables/{table.id}/seat", {"buy_in": 1000})
+            assert status == 200, body
+            s.seat = body["you"]["seat"]
+        for s in seats:
+            await s.listen(ws_session, table.id)
+        return table
+
+    tables: list[Table] = []
+    for chunk in range(0, n, 20):
+        tables += await asyncio.gather(*(one(i) for i in range(chunk, min(n, chunk + 20))))
+    return tables
+
+
+def svara_loops(tables: list[Table], interval: float | None) -> list[Any]:
+    def make(table: Table) -> Any:
+        async def loop(stats: Stats, going: Callable[[], bool]) -> None:
+            if interval:
+                await asyncio.sleep(random.random() * interval)
+            while going():
+                t0 = time.perf_counter()
+                try:
+                    acted = await table.act_once(stats)
+                except (aiohttp.ClientError, TimeoutError) as exc:
+                    stats.error(type(exc).__name__)
+                    acted = False
+                if not acted:
+                    await asyncio.sleep(0.05)  # between hands (the next one starts by timer)
+                    continue
+                if interval:
+                    await asyncio.sleep(max(0.0, interval - (time.perf_counter() - t0)))
+        return loop
+    return [make(t) for t in tables]
+
+
+# -- main -------------------------------------------------------------------------------------
+
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (Linux), to report server CPU per action."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measure(name: str, loops_for: Callable[[float | None], Awaitable[list[Any]]],
+                  seconds: float, interval: float, pid: int) -> JSON:
+    print(f"{name}: throughput phase ({seconds:.0f} s) ...", flush=True)
+    cpu0, own0 = cpu_seconds(pid), time.process_time()
+    tput, took = await run_phase(await loops_for(None), seconds)
+    cpu, own = cpu_seconds(pid) - cpu0, time.process_time() - own0
+    await asyncio.sleep(1)
+    print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s) ...",
+          flush=True)
+    paced, _ = await run_phase(await loops_for(interval), seconds)
+    await asyncio.sleep(1)
+    return {"name": name, "actions_per_s": tput.actions / took,
+            "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
+            "p50": pct(paced.latencies, 0.5), "p99": pct(paced.latencies, 0.99),
+            "paced_actions": paced.actions, "lost": tput.lost + paced.lost,
+            "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
+            "server_cpu_share": cpu / took, "client_cpu_share": own / took,
+            "errors": {**tput.errors, **paced.errors}}
+
+
+async def main_async(args: argparse.Namespace) -> list[JSON]:
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    results = []
+    # HTTP: at most --connections requests in flight against either server (the bare stack's
+    # redis-py pool refuses more than 100 at once); sockets get their own unlimited session.
+    connector = aiohttp.TCPConnector(limit=args.connections)
+    timeout = aiohttp.ClientTimeout(total=20)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session, \
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as ws_session:
+        bare_url = f"http://127.0.0.1:{args.port}"
+        if args.only in ("both", "bare"):
+            proc = start([sys.executable, str(BARE), str(args.port)], {"REDIS_URL": redis_url},
+                         f"{bare_url}/act")
+            try:
+                results.append(await measure(
+                    "bare stack", lambda iv: bare_loops(session, bare_url, args.tables, iv),
+                    args.seconds, args.interval, proc.pid))
+            finally:
+                stop(proc)
+        if args.only == "bare":
+            return results
+        url = f"http://127.0.0.1:{args.port + 1}"
+        proc = start([sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
+                     {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+                      "LOG_LEVEL": "WARNING", "RATE_LIMIT_PER_SECOND": "1000",
+                      "RATE_LIMIT_BURST": "1000"}, f"{url}/api/health")
+        try:
+            print(f"svara: opening {args.tables} tables, {3 * args.tables} sockets ...", flush=True)
+            tables = await svara_tables(session, ws_session, url, args.tables)
+
+            async def loops(interval: float | None) -> list[Any]:
+                return svara_loops(tables, interval)
+            results.append(await measure("svara serve", loops, args.seconds, args.interval,
+                                         proc.pid))
+        finally:
+            stop(proc)
+    return results
+
+
+def report(results: list[JSON], args: argparse.Namespace) -> str:
+    bare, svara = results
+    lines = [
+        f"{args.tables} tables, {args.seconds:.0f} s per phase, at most {args.connections} HTTP "
+        f"requests in flight, one server process each, "
+        f"loopback, 2-core machine (client and server share it); latency phase: one action "
+        f"per table every {args.interval} s.",
+        "",
+        "| server | actions/s (closed loop) | server CPU per action | p50 / p99 under full "
+        "load | p50 / p99 paced |",
+        "|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(f"| {r['name']} | {r['actions_per_s']:.0f} | "
+                     f"{r['server_cpu_ms_per_action']:.2f} ms ({100 * r['server_cpu_share']:.0f}%"
+                     f" of a core; client {100 * r['client_cpu_share']:.0f}%) | "
+                     f"{r['tput_p50']:.1f} / {r['tput_p99']:.1f} ms | "
+                     f"{r['p50']:.1f} / {r['p99']:.1f} ms |")
+    lines += ["", f"Ratio svara / bare: {svara['actions_per_s'] / bare['actions_per_s']:.2f} "
+              f"(target ≥ 0.5); paced p99 action→broadcast {svara['p99']:.1f} ms (target ≤ 50 ms)."
+              f" Lost broadcasts: {svara['lost']}; errors: {svara['errors'] or 'none'}."]
+    return "\n".join(lines)
+
+
+def update_readme(text: str) -> None:
+    readme = REPO / "README.md"
+    body = readme.read_text()
+    section = (
+        "## API benchmark\n\n"
+        "`python bench/bench_api.py --tables 200 --seconds 10` (needs `REDIS_URL`, default the "
+        "local Redis) starts `../shared/bench/bare_stack.py`, then `svara serve`, and drives both "
+        "the same way; `--update-readme` rewrites this section. A svara action is a GET of the "
+        "acting player's view (for `legal`) plus the POST; its latency is from the POST to the "
+        "event reaching both other players' WebSockets. The bare stack has no sockets: its "
+        "latency is the POST round trip.\n\n" + text + "\n"
+    )
+    pattern = re.compile(r"## API benchmark\n.*?(?=\n## |\Z)", re.S)
+    body = pattern.sub(lambda _: section.rstrip("\n") + "\n", body) if pattern.search(body) \
+        else body.rstrip("\n") + "\n\n" + section
+    readme.write_text(body)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--port", type=int, default=8190)
+    parser.add_argument("--connections", type=int, default=64,
+                        help="HTTP requests in flight at most, for both servers")
+    parser.add_argument("--update-readme", action="store_true")
+    parser.add_argument("--only", choices=("both", "bare", "svara"), default="both")
+    args = parser.parse_args()
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:
+        pass
+    results = asyncio.run(main_async(args))
+    if len(results) < 2:
+        print(results)
+        return 0
+    text = report(results, args)
+    print(text)
+    if args.update_readme:
+        update_readme(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
