@@ -27,8 +27,8 @@ HOUSE = User(id=1, name="House")
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="svara serve", description=__doc__)
-    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
+    parser.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
+    parser.add_argument("--port", type=int, default=os.environ.get("PORT") or "8080")
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=os.environ.get("LOG_LEVEL", "INFO").upper(),
