@@ -53,6 +53,7 @@ class App {
     document.documentElement.classList.add("telegram");
     tg.ready();
     tg.expand();
+    tg.disableVerticalSwipes?.(); // a swipe while scrolling the table must not close the game
     tg.BackButton?.onClick(() => this.openLobby());
   }
 

@@ -3,6 +3,7 @@
 // coming back to the page (phones suspend background tabs) reconnects at once.
 
 const CLOSE_UNAUTHORIZED = 4401;
+const CLOSE_NOT_FOUND = 4404;
 // A phone can lose the network without the socket noticing: an unanswered ping means the
 // connection is dead, so reconnect. (Tests shorten the times through window.svaraSocketTiming.)
 const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, ...(window.svaraSocketTiming || {}) };
@@ -75,6 +76,10 @@ export class TableSocket {
       this.ws = null;
       if (event.code === CLOSE_UNAUTHORIZED) {
         this.onFatal("Your login was refused by the live feed. Reopen the game.");
+        return;
+      }
+      if (event.code === CLOSE_NOT_FOUND) {
+        this.onFatal(event.reason || "This table does not exist.", { retry: false });
         return;
       }
       this.onStatus("offline");

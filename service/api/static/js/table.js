@@ -43,15 +43,15 @@ export class TableScreen {
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
       onEvent: (event) => this.onEvent(event),
       onStatus: (status) => this.setStatus(status),
-      onFatal: (message) => this.socketRefused(message),
+      onFatal: (message, options) => this.socketRefused(message, options),
     }).start();
     this.clock = setInterval(() => this.tick(), 250);
   }
 
   /** The feed refused our initData: in dev mode renew it (any API call does) and go on. */
-  async socketRefused(message) {
+  async socketRefused(message, { retry = true } = {}) {
     this.setStatus("offline");
-    if (this.app.dev && !this.renewed) {
+    if (retry && this.app.dev && !this.renewed) {
       this.renewed = true;
       try {
         await this.app.api.me();
