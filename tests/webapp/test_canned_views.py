@@ -124,3 +124,23 @@ async def test_expired_dev_login_is_renewed(server: Server, browser: Contexts) -
     await page.wait_for_selector("#balance")
     assert refused and len(logins) == 1
     assert await page.locator("#toast").is_hidden()
+
+
+async def test_leaving_mid_hand_takes_a_second_tap(server: Server, browser: Contexts) -> None:
+    view = canned_view("betting", [{"type": "call"}, {"type": "fold"}])
+    cleo, _ = await open_canned(browser, server, view)
+    page = cleo.page
+    left: list[str] = []
+
+    async def answer_leave(route: Route) -> None:
+        left.append(route.request.method)
+        after = view | {"you": {"seat": None, "cards": None, "score": None, "legal": []}}
+        await route.fulfill(status=200, content_type="application/json", body=json.dumps(after))
+
+    await page.route(f"{server.url}/api/tables/{TABLE}/leave", answer_leave)
+    await page.click("[data-action=leave]")
+    assert await page.inner_text("[data-action=leave]") == "Fold and leave?"
+    assert not left
+    await page.click("[data-action=leave]")
+    await page.wait_for_selector("[data-action=seat]")
+    assert left == ["POST"]

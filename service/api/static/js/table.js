@@ -21,6 +21,7 @@ export class TableScreen {
     this.busy = false;
     this.audits = new Map(); // hand number → the rendered audit verdict
     this.skew = null; // seconds this device's clock is ahead of the server's
+    this.leaveArmed = false; // "Leave" tapped once during a hand: the next tap folds and leaves
     this.root = h("section", { class: "table-screen" });
     this.clock = 0;
     this.refreshing = null;
@@ -160,8 +161,11 @@ export class TableScreen {
         h("small", { class: "muted" }, ` · ante ${s.ante}`
           + (s.bet_unit ? ` · unit ${s.bet_unit}` : "") + ` · ${s.max_seats} seats`)),
       h("span", { class: "live" }),
-      seated && h("button", { type: "button", class: "ghost", dataset: { action: "leave" },
-        onclick: () => this.leave() }, "Leave"));
+      seated && (this.leaveArmed
+        ? h("button", { type: "button", class: "danger", dataset: { action: "leave" },
+          onclick: () => this.leave() }, "Fold and leave?")
+        : h("button", { type: "button", class: "ghost", dataset: { action: "leave" },
+          onclick: () => this.leave() }, "Leave")));
   }
 
   felt(v, you) {
@@ -368,7 +372,17 @@ export class TableScreen {
     }
   }
 
+  /** Leaving mid-hand folds it: that takes a second tap within a few seconds. */
   async leave() {
+    const me = this.view.seats.find((s) => s.seat === this.view.you?.seat);
+    const playing = this.view.hand && this.view.hand.phase !== "settled" && me && me.in_hand;
+    if (playing && !this.leaveArmed) {
+      this.leaveArmed = true; // survives re-renders until it times out
+      this.render();
+      setTimeout(() => { this.leaveArmed = false; if (this.view) this.render(); }, 4000);
+      return;
+    }
+    this.leaveArmed = false;
     try {
       this.view = await this.app.api.leave(this.tableId);
       this.render();
