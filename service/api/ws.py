@@ -50,6 +50,8 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     session = _Session(request.app, ws, request.match_info["table_id"])
     try:
         await session.run()
+    except ConnectionResetError:
+        pass  # the client went away mid-send: nothing to tell it
     finally:
         await session.stop_feed()
         if not ws.closed:
@@ -125,6 +127,13 @@ class _Session:
 
     async def _handle(self, frame: schemas.ClientFrame) -> None:
         if isinstance(frame, schemas.ResumeFrame):
+            assert self.user is not None
+            try:
+                charge(self.app, self.user)  # each resume re-reads the table's history
+            except Exception as exc:
+                _, code, message, extra = classify(exc) or (429, "rate_limited", str(exc), {})
+                await self._send_error(None, 429, code, message, **extra)
+                return
             await self.stop_feed()
             self._start_feed(frame.after)
         elif isinstance(frame, schemas.ActionFrame):

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -42,7 +43,8 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> Server:
+    def start(self, timeout: float = 20.0, *, healthy: bool = True) -> Server:
+        """Start and wait until it answers /api/health (with 200 unless `healthy` is False)."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
@@ -56,6 +58,10 @@ class Server:
                 with urllib.request.urlopen(f"{self.url}/api/health", timeout=1) as resp:
                     if resp.status == 200:
                         return self
+            except urllib.error.HTTPError:
+                if not healthy:
+                    return self
+                time.sleep(0.1)
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError(f"server did not start: {self.log.read_text()[-2000:]}")

@@ -117,6 +117,26 @@ async def test_refusals(server: Server, session: aiohttp.ClientSession) -> None:
     assert (await mover.view(table))["version"] == now["version"]
 
 
+async def test_store_down_is_503_never_500(session: aiohttp.ClientSession) -> None:
+    """Redis unreachable (a port in this suite's range where nothing listens)."""
+    down = Server(server_env("redis://127.0.0.1:7157/0")).start(healthy=False)
+    try:
+        p = Player(session, down.url, user_ids(1)[0], TOKEN)
+        for method, path, body in [("GET", "/api/health", None), ("GET", "/api/me", None),
+                                   ("GET", "/api/tables", None),
+                                   ("POST", "/api/tables", {"ante": 10}),
+                                   ("POST", "/api/tables/abc/actions",
+                                    {"action_id": "a", "type": "call"})]:
+            status, answer = await p.call(method, path, body)
+            assert status == 503 and code(answer) == "store_unavailable", (path, status, answer)
+        ws = await session.ws_connect(f"{down.url}/api/tables/abc/ws")
+        await ws.send_json({"type": "auth", "init_data": p.init_data})
+        assert (await ws.receive(timeout=10)).type == aiohttp.WSMsgType.CLOSE
+        assert ws.close_code == 1011
+    finally:
+        assert down.stop() == 0, down.output()[-3000:]
+
+
 async def test_dev_mode_embedded_store_and_graceful_stop() -> None:
     """The README's run command: no REDIS_URL, no BOT_TOKEN → a practice table to open."""
     dev = Server({"REDIS_URL": "", "BOT_TOKEN": "", "BOT_MODE": ""}).start()
