@@ -1,11 +1,13 @@
 """A person at the web app, driven through the page like a real one: clicks and typing.
 
 `look()` reads the page's state in one synchronous evaluation (the DOM is rendered from the
-view in the same task, so the two agree) and checks the invariants every screen must keep.
+view in the same task, so the two agree) and checks the invariants every screen must keep,
+on the screen and in what reached the browser (the view and every WebSocket frame).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from playwright.async_api import Page
@@ -29,6 +31,8 @@ STATE_JS = """() => {
       type: i.dataset.amount, min: Number(i.min), max: Number(i.max), value: Number(i.value)})),
     otherFaces: all('.felt .seat:not(.me) .card:not(.back)').map((c) => c.dataset.card),
     myFaces: all('#my-cards .card:not(.back)').map((c) => c.dataset.card),
+    othersInView: v ? v.seats.filter((x) => x.seat !== (v.you && v.you.seat) && x.cards)
+      .map((x) => x.cards) : [],
     result: (document.querySelector('#result') || {}).innerText || null,
     live: (document.querySelector('.live') || {dataset: {}}).dataset.status || null,
   };
@@ -45,6 +49,9 @@ class Player:
         self.hands_played: set[int] = set()
         self.checks = 0
         self.errors: list[str] = []
+        self.user_id = 0
+        self.frames: list[dict[str, Any]] = []  # every WebSocket frame the page received
+        self.frames_checked = 0
 
     @classmethod
     async def open(
@@ -57,10 +64,13 @@ class Player:
         page.set_default_timeout(10_000)
         player = cls(page, name)
         page.on("pageerror", lambda exc: player.errors.append(str(exc)))
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda payload: player.frames.append(json.loads(payload))))
         await page.goto(base_url + "/")
         await page.fill("input[name=name]", name)
         await page.click("[data-action=login]")
         await page.wait_for_selector("#balance")
+        player.user_id = await page.evaluate("JSON.parse(localStorage['svara.devUser']).id")
         return player
 
     async def look(self) -> dict[str, Any]:
@@ -69,6 +79,8 @@ class Player:
         hand = state["hand"]
         if hand and hand["phase"] not in ("settled", "svara_join"):
             assert not state["otherFaces"], f"{self.name} sees others' cards: {state}"
+            assert not state["othersInView"], f"{self.name} was sent others' cards: {state}"
+        self.check_frames()
         if state["youCards"] is None:
             assert not state["myFaces"], f"{self.name} sees own cards before looking: {state}"
         else:
@@ -82,6 +94,21 @@ class Player:
         assert not self.errors, self.errors
         self.checks += 1
         return state
+
+    def check_frames(self) -> None:
+        """No event sent to this page carries a hidden card or an unrevealed seed."""
+        for frame in self.frames[self.frames_checked:]:
+            if frame.get("type") != "event":
+                continue
+            event = frame["event"]
+            data = event.get("data") or {}
+            if event["type"] == "cards_dealt":
+                assert all(c is None for c in data["cards"].values()), frame
+            elif event["type"] == "looked" and data.get("user_id") != self.user_id:
+                assert data.get("cards") is None, frame
+            elif event["type"] in ("hand_started", "svara_deal_started"):
+                assert "seed" not in data, frame
+        self.frames_checked = len(self.frames)
 
     async def step(self) -> str | None:
         """Click one legal action if there is one; the action's type."""

@@ -55,6 +55,8 @@ async def test_play_a_hand_against_a_practice_bot(
     result = await page.inner_text("#result")
     assert "won" in result
     assert ana.checks > 3
+    kinds = {f["event"]["type"] for f in ana.frames if f.get("type") == "event"}
+    assert {"cards_dealt", "hand_settled"} <= kinds  # the frame checks had something to check
     # Anyone can replay the settled hand: chain, decks against commitments, chips.
     await page.click("#result [data-action=audit]")
     audit = await page.wait_for_selector("#audit")
