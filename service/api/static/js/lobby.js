@@ -28,7 +28,7 @@ export class Lobby {
   mount(screen) {
     replace(screen, this.root);
     this.refresh();
-    this.timer = setInterval(() => { if (!document.hidden) this.refresh(); }, 5000);
+    this.timer = setInterval(() => { if (!document.hidden) this.refresh(); }, 8000);
   }
 
   unmount() {
@@ -65,8 +65,11 @@ export class Lobby {
   }
 
   tableRow(t, seated) {
-    const minBuy = 10 * t.ante;
-    const buyIn = number("buy_in", minBuy, minBuy, 100 * t.ante, { "aria-label": "Buy-in" });
+    // The listing may not carry a table's own buy-in bounds: suggest the default (10 antes)
+    // and let the server judge, rather than block a buy-in the table would accept.
+    const suggested = t.min_buy_in ?? 10 * t.ante;
+    const buyIn = number("buy_in", suggested, t.min_buy_in ?? 1, t.max_buy_in,
+      { "aria-label": "Buy-in" });
     const full = t.seated >= t.max_seats;
     return h("li", { class: "table-row", dataset: { table: t.table_id } },
       h("div", { class: "grow" },
