@@ -23,12 +23,18 @@ export class Lobby {
     this.app = app;
     this.root = h("section", { class: "lobby" });
     this.timer = 0;
+    this.form = null;
   }
 
   mount(screen) {
     replace(screen, this.root);
     this.refresh();
-    this.timer = setInterval(() => { if (!document.hidden) this.refresh(); }, 8000);
+    this.timer = setInterval(() => {
+      // Never redraw under someone's fingers: skip while they type in a lobby field.
+      const typing = this.root.contains(document.activeElement)
+        && ["INPUT", "SELECT"].includes(document.activeElement.tagName);
+      if (!document.hidden && !typing) this.refresh();
+    }, 8000);
   }
 
   unmount() {
@@ -44,8 +50,9 @@ export class Lobby {
       return;
     }
     this.app.setUser(me.user);
+    this.form = this.form || this.createForm(me.balance); // built once: keeps what was typed
     replace(this.root, this.balance(me), this.tableList(list.tables, new Set(me.tables)),
-      this.createForm(me.balance));
+      this.form);
   }
 
   balance(me) {
