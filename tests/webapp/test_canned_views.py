@@ -92,6 +92,10 @@ async def test_raise_amount_is_bounded_by_legal(server: Server, browser: Context
     button = page.locator("button[data-action=raise]")
     assert await page.inner_text("[data-action=call]") == "Call 10"  # level 20, Cleo put in 10
     assert (await box.get_attribute("min"), await box.get_attribute("max")) == ("40", "180")
+    await box.fill("150")
+    await page.evaluate("window.svara.current.render()")  # as any live event would
+    assert await box.input_value() == "150"  # what was typed survives the redraw...
+    assert await page.evaluate("document.activeElement.dataset.amount") == "raise"  # ...and focus
     await box.fill("39")
     assert await button.is_disabled()
     await box.fill("500")

@@ -22,6 +22,8 @@ export class TableScreen {
     this.audits = new Map(); // hand number → the rendered audit verdict
     this.skew = null; // seconds this device's clock is ahead of the server's
     this.leaveArmed = false; // "Leave" tapped once during a hand: the next tap folds and leaves
+    this.amounts = new Map(); // action type → the amount typed for it (this hand)
+    this.amountsHand = null;
     this.root = h("section", { class: "table-screen" });
     this.clock = 0;
     this.refreshing = null;
@@ -141,6 +143,12 @@ export class TableScreen {
   render() {
     const v = this.view;
     const you = v.you || {};
+    // Events redraw the screen often; an amount being typed must survive that, focus included.
+    const focused = document.activeElement?.dataset?.amount;
+    if (v.hand?.number !== this.amountsHand) {
+      this.amounts.clear();
+      this.amountsHand = v.hand?.number;
+    }
     replace(this.root,
       this.header(v),
       this.felt(v, you),
@@ -150,6 +158,7 @@ export class TableScreen {
       you.seat === null || you.seat === undefined ? this.sitDown(v) : this.actions(v, you));
     this.setStatus(this.status || "connecting");
     this.tick();
+    if (focused) this.root.querySelector(`input[data-amount="${focused}"]`)?.focus();
   }
 
   header(v) {
@@ -309,19 +318,23 @@ export class TableScreen {
       blind: "Blind", raise: (v.hand?.level ?? 0) === 0 ? "Bet" : "Raise to",
     }[a.type] || a.type;
     if ((a.type === "blind" || a.type === "raise") && fixed === undefined) {
-      const input = h("input", { type: "number", min: a.min, max: a.max, step: 1, value: a.min,
-        inputmode: "numeric", "aria-label": `${a.type} amount`, dataset: { amount: a.type } });
+      const typed = this.amounts.get(a.type);
+      const input = h("input", { type: "number", min: a.min, max: a.max, step: 1,
+        value: typed === undefined ? a.min : typed, inputmode: "numeric",
+        "aria-label": `${a.type} amount`, dataset: { amount: a.type } });
       const button = h("button", { type: "submit", class: "primary", dataset: { action: a.type } },
         label);
       const check = () => {
         const n = Number(input.value);
         button.disabled = !Number.isInteger(n) || n < a.min || n > a.max;
       };
-      input.addEventListener("input", check);
+      input.addEventListener("input", () => { this.amounts.set(a.type, input.value); check(); });
       input.addEventListener("change", () => {
         input.value = clamp(Math.round(Number(input.value) || a.min), a.min, a.max);
+        this.amounts.set(a.type, input.value);
         check();
       });
+      check();
       return h("form", { class: "amount", onsubmit: (e) => {
         e.preventDefault();
         this.act(a.type, Number(input.value));
