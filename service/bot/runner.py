@@ -103,8 +103,14 @@ def _attach_polling(app: web.Application, bot: Bot, dp: Dispatcher) -> None:
             log.exception("Bot API unreachable at startup; polling will keep retrying")
         await dp.start_polling(bot, handle_signals=False, close_bot_session=True)
 
+    def report(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("the bot stopped polling", exc_info=task.exception())
+
     async def start(app: web.Application) -> None:
-        app[POLLING_KEY] = asyncio.create_task(poll(), name="svara-bot-polling")
+        task = asyncio.create_task(poll(), name="svara-bot-polling")
+        task.add_done_callback(report)  # e.g. a revoked token: say so now, not at shutdown
+        app[POLLING_KEY] = task
 
     async def stop(app: web.Application) -> None:
         task = app.get(POLLING_KEY)
@@ -113,7 +119,7 @@ def _attach_polling(app: web.Application, bot: Bot, dp: Dispatcher) -> None:
         with contextlib.suppress(RuntimeError):  # RuntimeError: polling had not started yet
             await dp.stop_polling()  # lets the dispatcher emit shutdown and close the session
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        with contextlib.suppress(BaseException):  # already reported by `report`
             await task
         await bot.session.close()
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
+import pytest
 from aiohttp import web
 
 from service.bot import attach_bot, texts
@@ -104,3 +106,18 @@ async def test_polling_stops_cleanly(fake_api: FakeBotAPI, stub_tables: StubTabl
     await asyncio.sleep(0.3)
     assert len(fake_api.calls_of("getUpdates")) == polls  # nobody polls any more
 
+
+
+async def test_a_refused_token_is_logged_and_shutdown_stays_clean(
+    fake_api: FakeBotAPI, stub_tables: StubTables, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = web.Application()
+    attach_bot(app, stub_tables, token="999:revoked", mode="polling", public_url=PUBLIC_URL,
+               telegram_api_url=fake_api.url)  # the fake answers 401 to any other token
+    runner = web.AppRunner(app)
+    with caplog.at_level(logging.ERROR, logger="service.bot.runner"):
+        await runner.setup()
+        async with asyncio.timeout(5):
+            while not any("stopped polling" in r.message for r in caplog.records):  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+    await asyncio.wait_for(runner.cleanup(), 5)  # no exception escapes the cleanup
