@@ -6,6 +6,7 @@ and the TableService on top, started and stopped with the app.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import weakref
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from service.tables.facade import Tables
 
 log = logging.getLogger("svara.api")
 
+STOP_SECONDS = 3.0
 STATIC_DIR = Path(__file__).with_name("static")
 _PLACEHOLDER = b"""<!doctype html><meta charset="utf-8"><title>Svara</title>
 <p>The Svara API is running. The web app is not installed here; see
@@ -77,12 +79,17 @@ def _own_service(app: web.Application, config: Config) -> Tables:
     store = open_store(config.redis_url)
     service = TableService(store)
 
-    async def lifecycle(_: web.Application) -> AsyncIterator[None]:
+    async def lifecycle(_app: web.Application) -> AsyncIterator[None]:
         await service.start()
         try:
             yield
         finally:
-            await service.stop()
+            # Bounded: a worker that swallows its cancellation must not keep SIGTERM from
+            # ending the process (asyncio.run cancels whatever is left once more at exit).
+            stopping = asyncio.create_task(service.stop())
+            done, _pending = await asyncio.wait({stopping}, timeout=STOP_SECONDS)
+            if not done:
+                log.warning("table service workers did not stop within %s s", STOP_SECONDS)
             await store.close()
 
     app.cleanup_ctx.append(lifecycle)

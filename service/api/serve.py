@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+from typing import Any
 
 from aiohttp import web
 
@@ -57,8 +58,14 @@ async def _serve(config: Config, host: str, port: int) -> None:
     await runner.setup()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def on_signal() -> None:
+        if stop.is_set():  # a second signal while draining: say what we are waiting for
+            _log_tasks()
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, on_signal)
     try:
         site = web.TCPSite(runner, host, port, backlog=1024)
         await site.start()
@@ -74,6 +81,21 @@ async def _serve(config: Config, host: str, port: int) -> None:
         log.info("stopping: closing sockets and draining requests")
     finally:
         await runner.cleanup()
+        log.info("stopped")
+
+
+def _log_tasks() -> None:
+    lines = []
+    for task in asyncio.all_tasks():
+        chain: list[str] = []
+        coro: Any = task.get_coro()
+        while coro is not None and len(chain) < 20:  # follow the awaits down
+            frame = getattr(coro, "cr_frame", None) or getattr(coro, "ag_frame", None)
+            if frame is not None:
+                chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+            coro = getattr(coro, "cr_await", None) or getattr(coro, "ag_await", None)
+        lines.append(f"  {task.get_name()}: {' > '.join(chain)}")
+    log.warning("still draining; pending tasks:\n%s", "\n".join(lines))
 
 
 async def _practice_table(app: web.Application, config: Config) -> str | None:

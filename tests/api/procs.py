@@ -79,6 +79,10 @@ class Server:
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
+                self.proc.send_signal(signal.SIGTERM)  # a second one logs the pending tasks
+                time.sleep(0.5)
+                with self.log.open("a") as out:
+                    out.write("\n[did not stop within 10 s of SIGTERM]\n")
                 self.kill()
         return self.proc.returncode
 
