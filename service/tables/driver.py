@@ -92,6 +92,7 @@ class Driver:
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._kick = asyncio.Event()
+        self._stopping = False
         self.fired = 0  # timer and bot firings (for tests and the benchmark)
 
     # -- planning -----------------------------------------------------------------------------
@@ -223,7 +224,7 @@ class Driver:
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
         next_rescan = 0.0
-        while True:
+        while not self._stopping:
             self._kick.clear()
             if loop.time() >= next_rescan:
                 try:
@@ -244,8 +245,19 @@ class Driver:
             timeout = min(self.poll_seconds, max(0.0, next_rescan - loop.time()))
             if self._heap:
                 timeout = min(timeout, max(0.0, self._heap[0][0] - self.clock()))
+            # asyncio.timeout, not wait_for: in 3.11 wait_for can swallow a cancellation that
+            # arrives as the event is set, and the loop would never stop.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._kick.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self._kick.wait()
+
+    def restart(self) -> None:
+        self._stopping = False
+
+    def stop(self) -> None:
+        """Ask `run` to return at its next turn (cancelling it works too)."""
+        self._stopping = True
+        self._kick.set()
 
     async def drain(self) -> None:
         """Wait for firings in flight (stop() uses this so nothing is cut mid-append)."""

@@ -20,6 +20,7 @@ from events.store.base import EventStore, StoredEvent
 from events.table import HandSettled, TableEvent
 from service.game.commands import CreateTable, TableCommand
 from service.game.decider import evolve, step
+from service.game.errors import GameError
 from service.game.state import TableState, decode_state, encode_state
 from service.tables.errors import conflict, not_found
 from service.tables.facade import ServiceError
@@ -127,15 +128,28 @@ class TableRepo:
         to abort). GameError propagates; a stale `expected_version` raises 409.
         """
         stream = self.streams.table(table_id)
-        for _ in range(self.max_attempts):
-            loaded = await self.load(table_id)
+        for attempt in range(self.max_attempts):
+            # Optimistic first attempt: decide on the cached state without reading the tail;
+            # the append's version check catches a stale cache, and the retry reads it.
+            cached = self._cache.get(table_id) if attempt == 0 else None
+            loaded = cached if cached is not None else await self.load(table_id)
             if expected_version is not None and loaded.version != expected_version:
-                raise conflict(loaded.version)
+                if cached is not None:
+                    loaded = await self.load(table_id)
+                if loaded.version != expected_version:
+                    raise conflict(loaded.version)
             command = command_for()
             if loaded.state is None and not isinstance(command, CreateTable):
                 raise not_found(table_id)
-            events, decided = step(loaded.state, command)
+            try:
+                events, decided = step(loaded.state, command)
+            except GameError:
+                if cached is not None:
+                    continue  # refused on a possibly stale cache: decide again on the latest
+                raise
             if not events:
+                if cached is not None:
+                    continue
                 return Outcome("noop", loaded.version, loaded.state)
             result = await self.store.append(
                 stream,

@@ -110,6 +110,7 @@ class TableService:
         """Launch this process's timer/practice-bot worker and the transfer reconciler."""
         if self._tasks:
             return
+        self.driver.restart()
         self._tasks = [
             asyncio.create_task(self.driver.run(), name="svara-driver"),
             asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
@@ -117,6 +118,7 @@ class TableService:
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []
+        self.driver.stop()
         for task in tasks:
             task.cancel()
         for task in tasks:

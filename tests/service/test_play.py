@@ -213,3 +213,28 @@ async def test_concurrent_commands_stay_consistent(services: Factory, clock: Fak
     assert (await second.repo.load(table_id)).state == folded
     assert folded.chips_in_play() == folded.bought_in - folded.cashed_out
     await assert_conserved(first, users, [table_id])
+
+
+async def test_a_stale_cache_never_refuses_a_valid_action(
+    services: Factory, clock: FakeClock
+) -> None:
+    """Replica A decides optimistically on its cached state; when B moved the table on, A's
+    refusal must not be trusted: it rereads and decides again."""
+    a, b = await services(), await services()
+    users = make_users(3)
+    table_id = await seated_table(a, users)  # A's cache: the first player's turn
+    before = (await a.repo.load(table_id)).state
+    assert before is not None and before.hand is not None
+    first_turn = before.hand.turn
+    opener = next(u for u in users if before.seat_of(u.id) == first_turn)
+    blind = next(
+        a for a in (await b.view(opener, table_id))["you"]["legal"] if a["type"] == "blind"
+    )
+    await b.act(opener, table_id, action_id="b", type="blind", amount=blind.get("min"))
+    now_turn = (await b.view(None, table_id))["hand"]["turn"]
+    assert now_turn is not None and now_turn != first_turn
+    player = next(u for u in users if before.seat_of(u.id) == now_turn)
+    choice = ("pass", None)
+    assert a.repo._cache[table_id].version < await b.store.version(b.streams.table(table_id))
+    version = await a.act(player, table_id, action_id="late", type=choice[0], amount=choice[1])
+    assert version == await a.store.version(a.streams.table(table_id))
