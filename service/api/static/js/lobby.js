@@ -95,11 +95,15 @@ export class Lobby {
 
   async join(event, tableId, input) {
     event.preventDefault();
+    const submit = event.currentTarget.querySelector("button[type=submit]");
+    if (submit.disabled) return;
+    submit.disabled = true;
     try {
       await this.app.api.seat(tableId, Number(input.value));
       this.app.openTable(tableId);
     } catch (err) {
       toast(err.message);
+      submit.disabled = false;
     }
   }
 
@@ -135,6 +139,17 @@ export class Lobby {
 
   async create(event, form) {
     event.preventDefault();
+    const submit = form.querySelector("button[type=submit]");
+    if (submit.disabled) return;
+    submit.disabled = true; // one table per tap, however impatient the tapping
+    try {
+      await this.createTable(form);
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  async createTable(form) {
     const data = new FormData(form);
     const settings = {};
     for (const [key, raw] of data.entries()) {
