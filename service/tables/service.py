@@ -29,7 +29,7 @@ from service.tables.bank import Bank, DirectoryReader, append_entry
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
 from service.tables.errors import bad_request, not_found, service_errors
-from service.tables.facade import JSON, ServiceError, User
+from service.tables.facade import JSON, ServiceError, Tables, User
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers
@@ -378,3 +378,8 @@ class TableService:
             if loaded.state is not None:
                 at_tables += loaded.state.chips_in_play()
         return {"granted": granted, "wallets": balances, "held": held, "tables": at_tables}
+
+
+def _implements_the_facade(service: TableService) -> Tables:
+    """Never called: makes mypy prove TableService satisfies the adapters' protocol."""
+    return service
