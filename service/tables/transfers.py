@@ -101,6 +101,8 @@ class Transfers:
         reservation = state.reserved.get(transfer_id)
         if reservation is None:
             raise GameError("unknown_transfer", "this buy-in is no longer pending")
+        if reservation.table_id != table_id:
+            raise GameError("unknown_transfer", "this buy-in was reserved for another table")
 
         def command() -> SitDown:
             now = self.clock()
