@@ -238,3 +238,26 @@ async def test_a_stale_cache_never_refuses_a_valid_action(
     assert a.repo._cache[table_id].version < await b.store.version(b.streams.table(table_id))
     version = await a.act(player, table_id, action_id="late", type=choice[0], amount=choice[1])
     assert version == await a.store.version(a.streams.table(table_id))
+
+
+async def test_an_unreachable_store_is_503(clock: FakeClock) -> None:
+    """Port 7149 (this suite's range) has no server: every call answers 503, nothing else."""
+    from events.store import open_store
+    from service.tables.service import TableService
+
+    service = TableService(open_store("redis://127.0.0.1:7149/0"), clock=clock)
+    [user] = make_users(1)
+    calls = [
+        service.me(user),
+        service.list_tables(),
+        service.view(user, "abc"),
+        service.act(user, "abc", action_id="a", type="fold"),
+        service.create_table(user, SETTINGS),
+    ]
+    try:
+        for call in calls:
+            with pytest.raises(ServiceError) as info:
+                await call
+            assert (info.value.status, info.value.code) == (503, "store_unavailable")
+    finally:
+        await service.store.close()
