@@ -1,0 +1,13 @@
+"""The application layer: the only place that loads, decides and appends.
+
+- `service`   TableService, the `facade.Tables` the API and the bot use
+- `repo`      the one command path: load (cache / snapshot + tail) → decide → append with the
+              expected version → on conflict reload and decide again
+- `wallet`    the pure wallet decider; `bank` its streams (`wallet:<user>`, grants, top-ups)
+- `transfers` buy-in / cash-out as idempotent two-step transfers, and their reconciler
+- `driver`    the per-process worker: turn timeouts, svara windows, next hands, practice bots
+- `bots`      the practice bots' identities and strategy
+- `audit`     the audit of a settled hand, recomputed from the stored events
+- `directory`, `streams`, `errors`: directory entries, stream names, error mapping
+- `bench`     `python -m service.tables.bench`: in-process throughput of the layer
+"""

@@ -207,7 +207,13 @@ class TableService:
         async with service_errors():
             entries = await self.table_directory.refresh()
             ids = [e.table_id for e in entries if isinstance(e, TableListed)]
-            loaded = await asyncio.gather(*(self.repo.load(t) for t in ids))
+            limit = asyncio.Semaphore(32)  # bounded: the directory only grows
+
+            async def load(table_id: str) -> Loaded:
+                async with limit:
+                    return await self.repo.load(table_id)
+
+            loaded = await asyncio.gather(*(load(t) for t in ids))
             out: list[JSON] = []
             for table_id, item in zip(ids, loaded, strict=True):
                 state = item.state
