@@ -3,6 +3,12 @@
 Pure and synchronous: time and seeds come in with the command. A refused command raises
 GameError and emits nothing. `step` returns the events and the state they lead to, for callers
 that would otherwise evolve the same events again.
+
+Error codes: table_not_found, table_exists, invalid_settings, not_seated, already_seated,
+seat_taken, table_full, invalid_seat, buy_in_out_of_range, invalid_amount, no_hand,
+wrong_phase, not_your_turn, not_in_hand, already_looked, cannot_blind_after_look,
+amount_too_small, amount_too_large, raise_limit, cannot_call_blind, no_check, not_eligible,
+already_answered, insufficient_chips, not_sat_out, not_due, invalid_seed, unknown_command.
 """
 
 from __future__ import annotations
