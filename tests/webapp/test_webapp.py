@@ -157,3 +157,20 @@ async def test_a_silently_dead_socket_is_noticed_and_replaced(
             await asyncio.sleep(0.1)
     assert "pong" in frames
     await dana.page.wait_for_selector(".live[data-status=live]")
+
+
+async def test_switching_players_keeps_each_name_s_chips(
+    server: Server, browser: Contexts
+) -> None:
+    eve = await Player.open(browser, server.url, "Eve")
+    page = eve.page
+    await page.fill(".create input[name=practice_bots]", "0")
+    await page.fill(".create input[name=buy_in]", "300")
+    await page.click(".create button[type=submit]")
+    await page.wait_for_selector(".felt .seat.me")
+    for name, chips in [("Finn", "1,000"), ("Eve", "700")]:
+        await page.click("#who")
+        await page.fill("input[name=name]", name)
+        await page.click("[data-action=login]")
+        await page.wait_for_selector(f"#balance >> text='{chips}'")
+        assert (await page.inner_text("#who")).startswith(name)

@@ -1,7 +1,7 @@
 // Start-up and navigation: find out who is playing, then show the lobby, a table or the rules.
 import { Api } from "./api.js";
 import {
-  devInitData, devUser, forgetDevUser, insideTelegram, loadTelegram, rememberDevUser,
+  devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
   requestedTable, telegramInitData,
 } from "./auth.js";
 import { h, replace, toast } from "./dom.js";
@@ -21,9 +21,7 @@ class App {
     this.back.addEventListener("click", () => this.openLobby());
     document.getElementById("rules-link").addEventListener("click", () => this.openRules());
     this.who.addEventListener("click", () => {
-      if (!this.dev) return;
-      forgetDevUser();
-      this.login();
+      if (this.dev) this.login(devUser()?.name || "");
     });
     window.addEventListener("popstate", () => this.route());
   }
@@ -67,25 +65,28 @@ class App {
   }
 
   /** Dev mode: the person picks a name; the server signs test initData for it. */
-  login() {
+  login(current = "") {
     this.unmount();
     const input = h("input", { name: "name", required: true, maxlength: 32, autocomplete: "nickname",
-      placeholder: "Your name", value: "" });
+      placeholder: "Your name", value: current });
     const form = h("form", { class: "panel login", onsubmit: async (e) => {
       e.preventDefault();
       const name = input.value.trim();
       if (!name) return;
-      await this.devLogin(rememberDevUser(name));
+      await this.devLogin(rememberDevUser(name), { switching: Boolean(current) });
     } },
     h("h2", {}, "Welcome to Svara"),
     h("p", { class: "muted" }, "Practice mode: no Telegram needed. Pick a name to play with "
       + "test chips; it is remembered on this device."),
-    input, h("button", { type: "submit", class: "primary", dataset: { action: "login" } }, "Play"));
+    input, h("button", { type: "submit", class: "primary", dataset: { action: "login" } }, "Play"),
+    current && this.api && h("button", { type: "button", class: "ghost",
+      onclick: () => this.route() }, "Cancel"));
     replace(this.screen, form);
     input.focus();
   }
 
-  async devLogin(user) {
+  /** After switching player, start from the lobby (the new player's chips and tables). */
+  async devLogin(user, { switching = false } = {}) {
     try {
       this.useInitData(await devInitData(user), () => devInitData(user));
     } catch (err) {
@@ -93,7 +94,8 @@ class App {
       return;
     }
     this.setUser(user);
-    this.route(requestedTable(null));
+    if (switching) this.openLobby();
+    else this.route(requestedTable(null));
   }
 
   setUser(user) {

@@ -1,7 +1,8 @@
 // Who is playing: Telegram's signed initData inside Telegram, a dev-mode test user elsewhere.
 
 const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
-const DEV_KEY = "svara.devUser";
+const DEV_KEY = "svara.devUser"; // who plays now
+const DEV_IDS_KEY = "svara.devIds"; // every name used on this device → its user id
 
 function hashParams() {
   return new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -59,17 +60,17 @@ export function devUser() {
 }
 
 export function rememberDevUser(name) {
-  const previous = devUser();
-  // A new name is a new player; the same name keeps its id (and so its chips).
-  const id = previous && previous.name === name
-    ? previous.id : 1 + Math.floor(Math.random() * 2_000_000_000);
+  // Each name keeps its id on this device, so switching back to a name is the same player
+  // (with the same chips); a name never used here is a new player.
+  let known = {};
+  try { known = JSON.parse(localStorage.getItem(DEV_IDS_KEY) || "{}") || {}; } catch { /* reset */ }
+  const id = Number.isInteger(known[name]) && known[name] > 0
+    ? known[name] : 1 + Math.floor(Math.random() * 2_000_000_000);
+  known[name] = id;
+  localStorage.setItem(DEV_IDS_KEY, JSON.stringify(known));
   const user = { id, name };
   localStorage.setItem(DEV_KEY, JSON.stringify(user));
   return user;
-}
-
-export function forgetDevUser() {
-  localStorage.removeItem(DEV_KEY);
 }
 
 /** Signed test initData from the dev-mode server (404 when the server has a real bot). */
