@@ -135,9 +135,7 @@ class FlakyTableAppends:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    async def append(
-        self, stream: str, events: Sequence[bytes], **kwargs: Any
-    ) -> AppendResult:
+    async def append(self, stream: str, events: Sequence[bytes], **kwargs: Any) -> AppendResult:
         if ":table:" in stream and self.failures == 0:
             self.failures += 1
             if self.lose == "reply":
@@ -147,9 +145,7 @@ class FlakyTableAppends:
 
 
 @pytest.mark.parametrize("lose", ["request", "reply"])
-async def test_store_outage_between_steps(
-    services: Factory, clock: FakeClock, lose: str
-) -> None:
+async def test_store_outage_between_steps(services: Factory, clock: FakeClock, lose: str) -> None:
     """An unknown outcome is never guessed: the reservation stays until the table decides."""
     service = await services()
     users = make_users(3)
@@ -172,4 +168,68 @@ async def test_store_outage_between_steps(
         assert seat is not None and me["balance"] == 700 and me["tables"] == [table_id]
     else:
         assert seat is None and me["balance"] == 1000 and me["tables"] == []
+    await assert_conserved(service, users, [table_id])
+
+
+CRASHING_PROCESS = """
+import asyncio, os, sys
+from events.store import open_store
+from service.tables.facade import User
+from service.tables.service import TableService
+
+url, namespace, table_id, user_id, when = sys.argv[1:6]
+
+async def main() -> None:
+    store = open_store(url)
+    real_append = store.append
+
+    async def append(stream, events, **kwargs):
+        if ":table:" in stream and when == "before_table":
+            os._exit(3)  # dies after reserving, before seating
+        result = await real_append(stream, events, **kwargs)
+        if ":table:" in stream and when == "after_table":
+            os._exit(3)  # dies after seating, before completing the reservation
+        return result
+
+    store.append = append
+    service = TableService(store, namespace=namespace)
+    await service.seat(User(id=int(user_id), name="Crash"), table_id, 300)
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("when", ["before_table", "after_table"])
+async def test_a_process_dying_mid_transfer(
+    services: Factory, clock: FakeClock, redis_url: str, when: str
+) -> None:
+    """A real process dies between the steps of a buy-in; the reconciler finishes it."""
+    import asyncio
+    import sys
+    import time
+
+    service = await services()
+    users = make_users(3)
+    table_id = await seated_table(service, users[:2])
+    clock.now = time.time()  # the crashing process uses the real clock
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        CRASHING_PROCESS,
+        redis_url,
+        service.streams.namespace,
+        table_id,
+        str(users[2].id),
+        when,
+    )
+    assert await asyncio.wait_for(process.wait(), 30) == 3
+    await assert_conserved(service, users, [table_id])
+    clock.advance(EXPIRED)
+    assert await service.reconcile() == 1
+    me = await service.me(users[2])
+    seated = (await service.view(users[2], table_id))["you"]["seat"] is not None
+    if when == "after_table":
+        assert seated and me["balance"] == 700 and me["tables"] == [table_id]
+    else:
+        assert not seated and me["balance"] == 1000 and me["tables"] == []
     await assert_conserved(service, users, [table_id])
