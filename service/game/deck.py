@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator, Sequence
+import struct
+from collections.abc import Sequence
 
 from service.game.cards import CANONICAL_DECK
 
 ALGORITHM = "hmac-sha256-fy-v1"
 SEED_BYTES = 32
 _WORD = 2**32
+_EIGHT_WORDS = struct.Struct(">8I")
+# (i, n = i + 1, rejection limit) for i from 31 down to 1: the shuffle's fixed schedule.
+_STEPS = tuple((i, i + 1, _WORD - (_WORD % (i + 1))) for i in range(len(CANONICAL_DECK) - 1, 0, -1))
 
 
 def commitment(seed: bytes) -> str:
@@ -23,32 +27,35 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def _words(seed: bytes, table_id: str, hand: int, deal: int) -> Iterator[int]:
-    """Big-endian u32s of HMAC-SHA256(seed, "table:hand:deal:i") for i = 0, 1, 2 ..."""
-    block = 0
-    while True:
-        message = f"{table_id}:{hand}:{deal}:{block}".encode()
-        digest = hmac.new(seed, message, hashlib.sha256).digest()
-        for offset in range(0, 32, 4):
-            yield int.from_bytes(digest[offset : offset + 4], "big")
-        block += 1
+def _words(seed: bytes, table_id: str, hand: int, deal: int, blocks: range) -> tuple[int, ...]:
+    """Big-endian u32s of HMAC-SHA256(seed, "table:hand:deal:i") for i in `blocks`."""
+    prefix = f"{table_id}:{hand}:{deal}:"
+    words: tuple[int, ...] = ()
+    for block in blocks:
+        words += _EIGHT_WORDS.unpack(hmac.digest(seed, f"{prefix}{block}".encode(), "sha256"))
+    return words
 
 
 def shuffled_deck(seed: bytes, table_id: str, hand: int, deal: int) -> list[str]:
     """The deal's deck: an unbiased Fisher-Yates shuffle of the canonical order.
 
-    Rejection sampling (draw again while x >= 2**32 - 2**32 % n) removes modulo bias.
+    Rejection sampling (draw again while x >= 2**32 - 2**32 % n) removes modulo bias. The 31
+    steps almost always fit in the first four HMAC blocks; more are made only when needed.
     """
     if len(seed) != SEED_BYTES:
         raise ValueError(f"a seed is {SEED_BYTES} bytes, got {len(seed)}")
     deck = list(CANONICAL_DECK)
-    words = _words(seed, table_id, hand, deal)
-    for i in range(len(deck) - 1, 0, -1):
-        n = i + 1
-        limit = _WORD - (_WORD % n)
-        x = next(words)
-        while x >= limit:
-            x = next(words)
+    words = _words(seed, table_id, hand, deal, range(4))
+    k = 0
+    for i, n, limit in _STEPS:
+        while True:
+            if k == len(words):
+                blocks = len(words) // 8
+                words += _words(seed, table_id, hand, deal, range(blocks, blocks + 1))
+            x = words[k]
+            k += 1
+            if x < limit:
+                break
         j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
