@@ -354,8 +354,9 @@ class TableService:
                 raise bad_request("after must be a version (a whole number, 0 or more)")
             await self._existing(table_id)
         viewer = user.id if user else None
-        async for stored in self.store.subscribe(self.streams.table(table_id), after):
-            yield self._project(stored, viewer)
+        async with service_errors():  # an outage mid-feed is a 503 too (SubscriberTooSlow passes)
+            async for stored in self.store.subscribe(self.streams.table(table_id), after):
+                yield self._project(stored, viewer)
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():
