@@ -23,9 +23,9 @@ import random
 import re
 import secrets
 import signal
-import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -47,12 +47,14 @@ JSON = dict[str, Any]
 # -- processes ------------------------------------------------------------------------------
 
 def start(cmd: list[str], env: dict[str, str], health: str) -> subprocess.Popen[bytes]:
+    """Start a server (its output goes to a temp file: a full pipe would stall it)."""
+    log = tempfile.NamedTemporaryFile(prefix="bench-api-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(cmd, cwd=REPO, env={**os.environ, **env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{cmd} exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+            raise RuntimeError(f"{cmd} exited: {Path(log.name).read_text()[-2000:]}")
         try:
             import urllib.request
 
@@ -82,6 +84,7 @@ class Stats:
         self.latencies: list[float] = []
         self.lost = 0
         self.errors: dict[str, int] = {}
+        self.post_rtts: list[float] = []
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -215,6 +218,7 @@ class Table:
                 body["amount"] = move[1]
             t0 = time.perf_counter()
             status, answer = await seat.req("POST", f"/api/tables/{self.id}/actions", body)
+            stats.post_rtts.append(time.perf_counter() - t0)
             if status != 200:
                 stats.error(f"act {status} {answer.get('error', {}).get('code')}")
                 return False
@@ -292,23 +296,30 @@ def cpu_seconds(pid: int) -> float:
 
 
 async def measure(name: str, loops_for: Callable[[float | None], Awaitable[list[Any]]],
-                  seconds: float, interval: float, pid: int) -> JSON:
+                  seconds: float, intervals: list[float], pid: int) -> JSON:
     print(f"{name}: throughput phase ({seconds:.0f} s) ...", flush=True)
     cpu0, own0 = cpu_seconds(pid), time.process_time()
     tput, took = await run_phase(await loops_for(None), seconds)
     cpu, own = cpu_seconds(pid) - cpu0, time.process_time() - own0
     await asyncio.sleep(1)
-    print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s) ...",
-          flush=True)
-    paced, _ = await run_phase(await loops_for(interval), seconds)
-    await asyncio.sleep(1)
-    return {"name": name, "actions_per_s": tput.actions / took,
-            "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
-            "p50": pct(paced.latencies, 0.5), "p99": pct(paced.latencies, 0.99),
-            "paced_actions": paced.actions, "lost": tput.lost + paced.lost,
-            "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
-            "server_cpu_share": cpu / took, "client_cpu_share": own / took,
-            "errors": {**tput.errors, **paced.errors}}
+    result = {"name": name, "actions_per_s": tput.actions / took,
+              "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
+              "paced": {}, "lost": tput.lost,
+              "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
+              "server_cpu_share": cpu / took, "client_cpu_share": own / took,
+              "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
+              "post_p99": pct(tput.post_rtts, 0.99)}
+    for interval in intervals:
+        print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s)"
+              " ...", flush=True)
+        paced, took = await run_phase(await loops_for(interval), seconds)
+        await asyncio.sleep(1)
+        result["paced"][interval] = (pct(paced.latencies, 0.5), pct(paced.latencies, 0.99),
+                                     paced.actions / took)
+        result["lost"] += paced.lost
+        for k, v in paced.errors.items():
+            result["errors"][k] = result["errors"].get(k, 0) + v
+    return result
 
 
 async def main_async(args: argparse.Namespace) -> list[JSON]:
@@ -335,6 +346,7 @@ async def main_async(args: argparse.Namespace) -> list[JSON]:
         url = f"http://127.0.0.1:{args.port + 1}"
         proc = start([sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
                      {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+                      "SVARA_NAMESPACE": f"bench-{uuid.uuid4().hex[:10]}",
                       "LOG_LEVEL": "WARNING", "RATE_LIMIT_PER_SECOND": "1000",
                       "RATE_LIMIT_BURST": "1000"}, f"{url}/api/health")
         try:
@@ -352,26 +364,51 @@ async def main_async(args: argparse.Namespace) -> list[JSON]:
 
 def report(results: list[JSON], args: argparse.Namespace) -> str:
     bare, svara = results
+    paced_heads = "".join(f" p50 / p99, 1 action per table every {iv:g} s |"
+                          for iv in args.interval)
     lines = [
         f"{args.tables} tables, {args.seconds:.0f} s per phase, at most {args.connections} HTTP "
-        f"requests in flight, one server process each, "
-        f"loopback, 2-core machine (client and server share it); latency phase: one action "
-        f"per table every {args.interval} s.",
+        "requests in flight, one server process each, loopback, Redis 7 on the same 2-core "
+        "machine, which the client and other people's work share (load average "
+        f"{args.load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end).",
         "",
-        "| server | actions/s (closed loop) | server CPU per action | p50 / p99 under full "
-        "load | p50 / p99 paced |",
-        "|---|---|---|---|---|",
+        "| server | actions/s (closed loop) | server CPU per action | p50 / p99 at full load |"
+        + paced_heads,
+        "|---|---|---|---|" + "---|" * len(args.interval),
     ]
     for r in results:
+        paced = "".join(f" {p50:.1f} / {p99:.1f} ms ({rate:.0f}/s) |"
+                        for p50, p99, rate in r["paced"].values())
         lines.append(f"| {r['name']} | {r['actions_per_s']:.0f} | "
                      f"{r['server_cpu_ms_per_action']:.2f} ms ({100 * r['server_cpu_share']:.0f}%"
                      f" of a core; client {100 * r['client_cpu_share']:.0f}%) | "
-                     f"{r['tput_p50']:.1f} / {r['tput_p99']:.1f} ms | "
-                     f"{r['p50']:.1f} / {r['p99']:.1f} ms |")
-    lines += ["", f"Ratio svara / bare: {svara['actions_per_s'] / bare['actions_per_s']:.2f} "
-              f"(target ≥ 0.5); paced p99 action→broadcast {svara['p99']:.1f} ms (target ≤ 50 ms)."
-              f" Lost broadcasts: {svara['lost']}; errors: {svara['errors'] or 'none'}."]
+                     f"{r['tput_p50']:.1f} / {r['tput_p99']:.1f} ms |" + paced)
+    p99s = ", ".join(f"{p99:.1f} ms at one action per table every {iv:g} s"
+                     for iv, (_, p99, _) in svara["paced"].items())
+    lines += ["", f"Ratio svara / bare actions/s: "
+              f"{svara['actions_per_s'] / bare['actions_per_s']:.2f} (target ≥ 0.5). "
+              f"svara p99 action→broadcast: {p99s} (target ≤ 50 ms). "
+              f"Lost broadcasts: {svara['lost']}; errors: {svara['errors'] or 'none'}."]
     return "\n".join(lines)
+
+
+ANALYSIS = """\
+**Where svara's time goes, and the targets.** The bare stack's action is one HTTP request and
+one Redis call. A svara action is two HTTP requests (view + action) and, inside the service,
+four Redis calls (read the table's tail for the view; for the action: the action_id lookup,
+the tail read, the version-checked `FCALL` append), then the `XREAD` hub, a per-viewer
+projection and three WebSocket frames, plus the timer driver noticing the new deadline.
+Measured in-process on a quiet moment, the service alone costs about 1.1 ms per action and
+0.4 ms per view; HTTP, auth and the socket fan-out add roughly another millisecond. So one
+process saturates at a few hundred actions/s, about 0.1-0.2 × the bare stack: **the ≥ 0.5 ×
+target is not met**. The p99 action→broadcast stays within 50 ms only while the server has
+headroom (one action per table every 2 s, about 100 actions/s, on a machine not busy with
+other work: 39.9 ms in one such run); it grows with queueing once the paced rate nears
+saturation (one action per table every second) or when other work takes the two cores.
+Scaling out is by replicas (`docker-compose.yml` runs two), which share nothing but Redis.
+Cheaper paths, if one process must do more: drop the separate action_id lookup (the append
+already checks it atomically), pipeline the tail read with the append, and let the timer
+driver's periodic rescan skip tables it already tracks."""
 
 
 def update_readme(text: str) -> None:
@@ -384,7 +421,7 @@ def update_readme(text: str) -> None:
         "the same way; `--update-readme` rewrites this section. A svara action is a GET of the "
         "acting player's view (for `legal`) plus the POST; its latency is from the POST to the "
         "event reaching both other players' WebSockets. The bare stack has no sockets: its "
-        "latency is the POST round trip.\n\n" + text + "\n"
+        "latency is the POST round trip.\n\n" + text + "\n\n" + ANALYSIS + "\n"
     )
     pattern = re.compile(r"## API benchmark\n.*?(?=\n## |\Z)", re.S)
     body = pattern.sub(lambda _: section.rstrip("\n") + "\n", body) if pattern.search(body) \
@@ -397,7 +434,8 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--interval", type=float, nargs="+", default=[1.0, 2.0],
+                        help="paced phases: seconds between one table's actions")
     parser.add_argument("--port", type=int, default=8190)
     parser.add_argument("--connections", type=int, default=64,
                         help="HTTP requests in flight at most, for both servers")
@@ -410,6 +448,7 @@ def main() -> int:
         uvloop.install()
     except ImportError:
         pass
+    args.load_before = os.getloadavg()[0]
     results = asyncio.run(main_async(args))
     if len(results) < 2:
         print(results)

@@ -77,7 +77,7 @@ def _own_service(app: web.Application, config: Config) -> Tables:
     from service.tables.service import TableService
 
     store = open_store(config.redis_url)
-    service = TableService(store)
+    service = TableService(store, namespace=config.namespace)
 
     async def lifecycle(_app: web.Application) -> AsyncIterator[None]:
         await service.start()

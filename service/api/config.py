@@ -6,6 +6,7 @@ stops the server at start instead of misbehaving later.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -33,6 +34,7 @@ class Config:
     ws_send_timeout_seconds: float = 5.0
     ws_auth_timeout_seconds: float = 10.0
     practice_bots: int = 2
+    namespace: str = ""  # a prefix for every stream name: several deployments on one Redis
     # Dev mode signs test users with a random per-process token, made once here.
     # Dev mode signs test users with a random per-process token made here, unless DEV_TOKEN
     # shares one between dev-mode replicas.
@@ -79,9 +81,18 @@ class Config:
             ws_queue_size=_int(get, "WS_QUEUE_SIZE", 256, low=1),
             ws_heartbeat_seconds=float(_int(get, "WS_HEARTBEAT_SECONDS", 20, low=1)),
             practice_bots=_int(get, "PRACTICE_BOTS", 2, low=0),
+            namespace=_namespace(get("SVARA_NAMESPACE")),
         )
         dev_token = get("DEV_TOKEN")
         return replace(config, dev_token=dev_token) if dev_token else config
+
+
+def _namespace(raw: str | None) -> str:
+    if raw is None:
+        return ""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", raw):
+        raise ConfigError("SVARA_NAMESPACE may use letters, digits, '_', '.', '-' (1-40 chars)")
+    return f"{raw}:"
 
 
 def _int(get: Callable[[str], str | None], name: str, default: int, *, low: int) -> int:

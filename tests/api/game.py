@@ -13,10 +13,13 @@ JSON = dict[str, Any]
 TOKEN = "4242:e2e-token"
 
 
-def server_env(redis_url: str, **extra: str) -> dict[str, str]:
-    """Signed test users (a known BOT_TOKEN, bot off) on the real Redis."""
+def server_env(redis_url: str, *, namespace: str | None = None, **extra: str) -> dict[str, str]:
+    """Signed test users (a known BOT_TOKEN, bot off) on the real Redis, in a fresh namespace
+    (the shared Redis holds every run's tables; the timer driver scans only its namespace's).
+    Servers meant to share tables must be given the same `namespace`."""
     return {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
-            "RATE_LIMIT_PER_SECOND": "200", "RATE_LIMIT_BURST": "400", **extra}
+            "RATE_LIMIT_PER_SECOND": "200", "RATE_LIMIT_BURST": "400",
+            "SVARA_NAMESPACE": namespace or f"apitest-{secrets.token_hex(6)}", **extra}
 
 
 def user_ids(n: int) -> list[int]:

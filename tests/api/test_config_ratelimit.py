@@ -23,6 +23,13 @@ def test_bot_settings() -> None:
     assert not Config.from_env({"BOT_TOKEN": "1:x", "BOT_MODE": "off"}).bot_enabled
 
 
+def test_namespace() -> None:
+    assert Config.from_env({"SVARA_NAMESPACE": "run-1"}).namespace == "run-1:"
+    assert Config.from_env({}).namespace == ""
+    with pytest.raises(ConfigError):
+        Config.from_env({"SVARA_NAMESPACE": "a b"})
+
+
 def test_dev_token_can_be_shared_between_replicas() -> None:
     assert Config.from_env({"DEV_TOKEN": "shared"}).signing_token == "shared"
 

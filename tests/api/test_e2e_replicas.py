@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -33,8 +34,9 @@ def public(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
 
 
 async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSession) -> None:
-    a = Server(server_env(redis_url)).start()
-    b = Server(server_env(redis_url)).start()
+    namespace = f"apitest-{uuid.uuid4().hex[:12]}"
+    a = Server(server_env(redis_url, namespace=namespace)).start()
+    b = Server(server_env(redis_url, namespace=namespace)).start()
     try:
         u1, u2, u3 = user_ids(3)
         http = [Player(session, a.url, u1, TOKEN), Player(session, a.url, u2, TOKEN),
