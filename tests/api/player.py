@@ -29,6 +29,7 @@ class Player:
         self.init_data = sign_init_data(token, user_id=user_id, name=self.name)
         self.headers = {"Authorization": f"tma {self.init_data}"}
         self.feed: Feed | None = None
+        self.over_socket = False  # act through the WebSocket instead of POST
 
     async def call(self, method: str, path: str, body: Any = None,
                    raw: bytes | None = None) -> tuple[int, Any]:
@@ -55,6 +56,8 @@ class Player:
             body["amount"] = amount
         if expected_version is not None:
             body["expected_version"] = expected_version
+        if self.over_socket and self.feed is not None:
+            return await self.feed.act(body)
         return await self.call("POST", f"/api/tables/{table}/actions", body)
 
     async def listen(self, table: str, after: int = 0) -> Feed:
@@ -74,6 +77,7 @@ class Feed:
         self.ready_version = -1
         self._task: asyncio.Task[None] | None = None
         self.changed = asyncio.Event()
+        self.answers: dict[str, asyncio.Future[JSON]] = {}
 
     async def start(self, after: int) -> None:
         await self.ws.send_json({"type": "auth", "init_data": self.init_data})
@@ -92,6 +96,22 @@ class Feed:
                 assert frame["version"] == frame["event"]["version"]
                 self.events.append(frame["event"])
                 self.changed.set()
+            elif frame["type"] in ("ack", "error") and frame.get("action_id") in self.answers:
+                self.answers.pop(frame["action_id"]).set_result(frame)
+
+    async def act(self, body: JSON) -> tuple[int, Any]:
+        """An action over the socket, answered like the POST: (status, body)."""
+        answer = asyncio.get_running_loop().create_future()
+        self.answers[body["action_id"]] = answer
+        fields = {k: v for k, v in body.items() if k != "type"}
+        await self.ws.send_json({**fields, "type": "action", "action": body["type"]})
+        frame = await asyncio.wait_for(answer, 10)
+        if frame["type"] == "ack":
+            assert frame["action_id"] == body["action_id"]
+            return 200, {"version": frame["version"]}
+        error = frame["error"]
+        extra = {k: v for k, v in error.items() if k not in ("code", "message")}
+        return int(frame["status"]), {"error": error, **extra}
 
     @property
     def version(self) -> int:

@@ -45,6 +45,8 @@ async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSe
                    Player(session, b.url, u3, TOKEN)]
         table = await new_table(http[0], http, turn_seconds=5, next_hand_seconds=0)
         feeds = [await p.listen(table) for p in sockets]
+        http[1] = sockets[1]  # this player acts over its socket (on the other server)
+        http[1].over_socket = True
         await play(http, table, hands=2, seed=3)
 
         # Nobody acts now: the turn's deadline passes and one of the two timers acts.
