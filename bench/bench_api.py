@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -26,6 +27,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -85,6 +87,8 @@ class Stats:
         self.lost = 0
         self.errors: dict[str, int] = {}
         self.post_rtts: list[float] = []
+        self.idle = 0  # a table loop found nobody to act (between hands)
+        self.views = 0
 
     def error(self, what: str) -> None:
         self.errors[what] = self.errors.get(what, 0) + 1
@@ -148,6 +152,7 @@ class Seat:
         self.arrived: dict[int, float] = {}  # version -> when this player's socket got it
         self.turn_seat: int | None = None  # from the latest turn_deadline_set event
         self.seat: int | None = None
+        self.got = asyncio.Event()
         self.ws: aiohttp.ClientWebSocketResponse | None = None
 
     async def req(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
@@ -163,6 +168,14 @@ class Seat:
         await self.ws.send_json({"type": "resume", "after": ready["version"]})
         asyncio.get_running_loop().create_task(self._read())
 
+    async def reached(self, version: int, within: float = 1.0) -> None:
+        """Wait (briefly) until this socket has seen `version`."""
+        end = time.perf_counter() + within
+        while version not in self.arrived and time.perf_counter() < end:
+            self.got.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.got.wait(), end - time.perf_counter())
+
     async def _read(self) -> None:
         assert self.ws is not None
         async for msg in self.ws:
@@ -172,6 +185,7 @@ class Seat:
             frame = msg.json()
             if frame.get("type") == "event":
                 self.arrived[frame["version"]] = now
+                self.got.set()
                 event = frame["event"]
                 if event["type"] == "turn_deadline_set":
                     self.turn_seat = int(event["data"]["seat"])
@@ -206,6 +220,7 @@ class Table:
         """One action by whoever may act: GET their view, POST a legal move."""
         for seat in self.candidates():
             status, view = await seat.req("GET", f"/api/tables/{self.id}")
+            stats.views += 1
             if status != 200:
                 stats.error(f"view {status}")
                 continue
@@ -224,8 +239,9 @@ class Table:
                 return False
             stats.actions += 1
             others = [s for s in self.seats if s is not seat]
-            asyncio.get_running_loop().create_task(
-                self._broadcast(stats, others, int(answer["version"]), t0))
+            version = int(answer["version"])
+            asyncio.get_running_loop().create_task(self._broadcast(stats, others, version, t0))
+            await self.seats[0].reached(version)  # so the next turn is known: one GET per action
             return True
         return False
 
@@ -279,6 +295,7 @@ def svara_loops(tables: list[Table], interval: float | None) -> list[Any]:
                     stats.error(type(exc).__name__)
                     acted = False
                 if not acted:
+                    stats.idle += 1
                     await asyncio.sleep(0.05)  # between hands (the next one starts by timer)
                     continue
                 if interval:
@@ -308,7 +325,8 @@ async def measure(name: str, loops_for: Callable[[float | None], Awaitable[list[
               "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
               "server_cpu_share": cpu / took, "client_cpu_share": own / took,
               "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
-              "post_p99": pct(tput.post_rtts, 0.99)}
+              "post_p99": pct(tput.post_rtts, 0.99), "idle": tput.idle,
+              "views_per_action": tput.views / max(1, tput.actions)}
     for interval in intervals:
         print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s)"
               " ...", flush=True)
@@ -398,13 +416,14 @@ one Redis call. A svara action is two HTTP requests (view + action) and, inside 
 four Redis calls (read the table's tail for the view; for the action: the action_id lookup,
 the tail read, the version-checked `FCALL` append), then the `XREAD` hub, a per-viewer
 projection and three WebSocket frames, plus the timer driver noticing the new deadline.
-Measured in-process on a quiet moment, the service alone costs about 1.1 ms per action and
-0.4 ms per view; HTTP, auth and the socket fan-out add roughly another millisecond. So one
-process saturates at a few hundred actions/s, about 0.1-0.2 × the bare stack: **the ≥ 0.5 ×
-target is not met**. The p99 action→broadcast stays within 50 ms only while the server has
-headroom (one action per table every 2 s, about 100 actions/s, on a machine not busy with
-other work: 39.9 ms in one such run); it grows with queueing once the paced rate nears
-saturation (one action per table every second) or when other work takes the two cores.
+Measured in-process at a quiet moment, the service alone costs about 1.1 ms per action and
+0.4 ms per view; HTTP, auth and the socket fan-out add roughly another millisecond (the
+"server CPU per action" column: about ten times the bare stack's). So one process tops out at
+a few hundred actions/s, 0.1-0.2 × the bare stack: **the ≥ 0.5 × target is not met.** The p99
+action→broadcast is within 50 ms while the server has headroom (the paced columns: 200
+tables at one action per table every 2 s, i.e. ~100 actions/s), and grows with queueing as
+the paced rate nears what the process can do, or when other work takes the two cores (the
+load averages above; figures vary by a factor of two between runs on this shared machine).
 Scaling out is by replicas (`docker-compose.yml` runs two), which share nothing but Redis.
 Cheaper paths, if one process must do more: drop the separate action_id lookup (the append
 already checks it atomically), pipeline the tail read with the append, and let the timer
@@ -414,15 +433,16 @@ driver's periodic rescan skip tables it already tracks."""
 def update_readme(text: str) -> None:
     readme = REPO / "README.md"
     body = readme.read_text()
-    section = (
-        "## API benchmark\n\n"
+    intro = textwrap.fill(
         "`python bench/bench_api.py --tables 200 --seconds 10` (needs `REDIS_URL`, default the "
         "local Redis) starts `../shared/bench/bare_stack.py`, then `svara serve`, and drives both "
         "the same way; `--update-readme` rewrites this section. A svara action is a GET of the "
         "acting player's view (for `legal`) plus the POST; its latency is from the POST to the "
         "event reaching both other players' WebSockets. The bare stack has no sockets: its "
-        "latency is the POST round trip.\n\n" + text + "\n\n" + ANALYSIS + "\n"
-    )
+        "latency is the POST round trip.", width=95)
+    head, _, rest = text.partition("\n")
+    section = ("## API benchmark\n\n" + intro + "\n\n" + textwrap.fill(head, width=95) + "\n"
+               + rest + "\n\n" + ANALYSIS + "\n")
     pattern = re.compile(r"## API benchmark\n.*?(?=\n## |\Z)", re.S)
     body = pattern.sub(lambda _: section.rstrip("\n") + "\n", body) if pattern.search(body) \
         else body.rstrip("\n") + "\n\n" + section
