@@ -319,14 +319,14 @@ async def measure(name: str, loops_for: Callable[[float | None], Awaitable[list[
     tput, took = await run_phase(await loops_for(None), seconds)
     cpu, own = cpu_seconds(pid) - cpu0, time.process_time() - own0
     await asyncio.sleep(1)
-    result = {"name": name, "actions_per_s": tput.actions / took,
-              "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
-              "paced": {}, "lost": tput.lost,
-              "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
-              "server_cpu_share": cpu / took, "client_cpu_share": own / took,
-              "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
-              "post_p99": pct(tput.post_rtts, 0.99), "idle": tput.idle,
-              "views_per_action": tput.views / max(1, tput.actions)}
+    result: JSON = {"name": name, "actions_per_s": tput.actions / took,
+                    "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
+                    "paced": {}, "lost": tput.lost,
+                    "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
+                    "server_cpu_share": cpu / took, "client_cpu_share": own / took,
+                    "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
+                    "post_p99": pct(tput.post_rtts, 0.99), "idle": tput.idle,
+                    "views_per_action": tput.views / max(1, tput.actions)}
     for interval in intervals:
         print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s)"
               " ...", flush=True)

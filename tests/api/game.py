@@ -48,7 +48,7 @@ def hands_done(view: JSON) -> int:
 
 def chips_on_table(view: JSON) -> int:
     pot = view["hand"]["pot"] if view["hand"] else 0
-    return sum(s["stack"] for s in view["seats"]) + int(pot)
+    return sum(int(s["stack"]) for s in view["seats"]) + int(pot)
 
 
 async def step(players: list[Player], table: str, rng: random.Random, total: int) -> JSON:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
 import pytest
@@ -57,7 +58,7 @@ async def test_refusals(server: Server, session: aiohttp.ClientSession) -> None:
     # A stale expected_version: 409 with the current version, and nothing happens.
     current = (await waiter.view(table))["version"]
     legal = [a for a in (await waiter.view(table))["you"]["legal"] if a["type"] != "look"]
-    stale = legal[0] if legal else {"type": "fold"}
+    stale: dict[str, Any] = legal[0] if legal else {"type": "fold"}
     status, body = await waiter.act(table, stale["type"], stale.get("amount", stale.get("min")),
                                     expected_version=current - 1)
     assert status == 409 and code(body) == "version_conflict" and body["version"] == current
