@@ -67,12 +67,13 @@ async def _serve(config: Config, host: str, port: int) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
     try:
+        # The practice table exists before the port opens: whoever can connect can play.
+        table_id = await _practice_table(app, config) if config.dev_mode else None
         site = web.TCPSite(runner, host, port, backlog=1024)
         await site.start()
         url = f"http://{host}:{port}/"
         where = "Redis" if config.redis_url else "the embedded store"
         if config.dev_mode:
-            table_id = await _practice_table(app, config)
             print(f"svara: dev mode on {where}; open {url} in a browser"
                   f" (practice table {table_id}: {url}?table={table_id})", flush=True)
         else:
