@@ -11,7 +11,8 @@ Choices API.md leaves open:
   "expected_version"?}` or `{"type": "action", "action": {<the POST body>}}`.
 - Socket error frames also carry `"status"` (the HTTP status the same refusal gets).
 - Close codes: 4401 auth, 4404 unknown table, 4408 too slow (reconnect and resume),
-  1001 server shutting down. `{"type": "ping"}` is answered with `{"type": "pong"}`.
+  4429 rate limited (connecting costs one token of the user's bucket), 1011 store
+  unreachable, 1001 server shutting down. `{"type": "ping"}` is answered with `{"type": "pong"}`.
 - POST /api/tables refuses unknown fields (a misspelt option is a 400, not silently ignored)
   and takes `practice_bots` (0-9) besides the table settings.
 - `auth_date` may be up to 60 s in the future (clock skew); older than AUTH_MAX_AGE is 401

@@ -119,7 +119,8 @@ def openapi_document() -> JSON:
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event, ack, error, pong. Close codes: 4401 auth, "
-            "4404 unknown table, 4408 too slow (reconnect and resume)",
+            "4404 unknown table, 4408 too slow (reconnect and resume), 4429 rate limited, "
+            "1011 store unreachable",
             {"description": "switching protocols"}, params=[_TABLE_ID], status="101")},
         "/dev/init-data": {"get": _op(
             "Dev mode only (no BOT_TOKEN): signed initData for a test user",

@@ -31,6 +31,7 @@ log = logging.getLogger("svara.api.ws")
 CLOSE_UNAUTHORIZED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_SLOW = 4408
+CLOSE_RATE_LIMITED = 4429
 CLOSE_ERROR = 1011
 _encode = msgspec.json.Encoder().encode
 
@@ -113,12 +114,14 @@ class _Session:
             await self.ws.close(code=CLOSE_UNAUTHORIZED, message=reason.encode()[:120])
             return False
         try:
+            charge(self.app, self.user)  # a connection costs a token, like a request
             view = await self.tables.view(self.user, self.table_id)
         except Exception as exc:
             known = classify(exc)
             if known is None:
                 log.exception("view failed for a new socket")
-            code = CLOSE_NOT_FOUND if known and known[0] == 404 else CLOSE_ERROR
+            status = known[0] if known else 500
+            code = {404: CLOSE_NOT_FOUND, 429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
             message = known[2] if known else "internal error"
             await self.ws.close(code=code, message=message.encode()[:120])
             return False

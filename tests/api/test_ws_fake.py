@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from aiohttp import WSMsgType, web
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.auth import sign_init_data
 from tests.api.conftest import TOKEN, auth
@@ -121,3 +121,23 @@ async def test_slow_client_is_closed_4408_and_resumes(client: Client, fake: Fake
         await asyncio.sleep(0.001)
     assert rest == list(range(last + 1, ready["version"] + 1))
     await ws.close()
+
+
+async def test_socket_connects_and_actions_are_rate_limited(fake: FakeTables) -> None:
+    from service.api.app import make_app
+    from service.api.config import Config
+
+    config = Config(bot_token=TOKEN, bot_mode="off", rate_per_second=0.5, rate_burst=4)
+    async with TestClient(TestServer(make_app(config, tables=fake))) as c:
+        table = await new_table(c, 1)  # create + seat: two tokens
+        ws = await connect(c, table, 1)  # the third
+        assert (await ws.receive_json(timeout=2))["type"] == "ready"
+        await ws.send_json({"type": "action", "action": "call", "action_id": "r1"})
+        assert (await ws.receive_json(timeout=2))["type"] == "ack"  # the fourth
+        await ws.send_json({"type": "action", "action": "call", "action_id": "r2"})
+        err = await ws.receive_json(timeout=2)
+        assert err["status"] == 429 and err["error"]["code"] == "rate_limited"
+        again = await connect(c, table, 1)
+        assert (await again.receive(timeout=2)).type == WSMsgType.CLOSE
+        assert again.close_code == 4429
+        await ws.close()
