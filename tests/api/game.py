@@ -88,10 +88,17 @@ async def probe_illegal(p: Player, table: str, view: JSON, rng: random.Random) -
 
 async def play(players: list[Player], table: str, *, hands: int, seed: int,
                budget: float = 60.0) -> JSON:
+    """Play by `legal` until `hands` hands are settled; fail fast, with the view, if stuck."""
     rng = random.Random(seed)
     total = chips_on_table(await players[0].view(table))
-    async with asyncio.timeout(budget):
-        while True:
-            view = await step(players, table, rng, total)
-            if hands_done(view) >= hands:
-                return view
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + budget
+    last_change, last_version = loop.time(), -1
+    while True:
+        view = await step(players, table, rng, total)
+        if hands_done(view) >= hands:
+            return view
+        if view["version"] != last_version:
+            last_change, last_version = loop.time(), view["version"]
+        assert loop.time() - last_change < 10, f"nothing happened for 10 s: {view}"
+        assert loop.time() < deadline, f"{hands} hands not done in {budget} s: {view}"

@@ -153,8 +153,9 @@ def choose(view: JSON, rng: random.Random) -> tuple[str, int | None] | None:
     rule = legal[type_]
     if "amount" in rule:
         return type_, int(rule["amount"])
-    if "min" in rule:
-        return type_, rng.randint(int(rule["min"]), int(rule.get("max", rule["min"])))
+    if "min" in rule:  # mostly the minimum, so three hands rarely break anyone
+        low, high = int(rule["min"]), int(rule.get("max", rule["min"]))
+        return type_, low if rng.random() < 0.8 else rng.randint(low, min(high, 3 * low))
     return type_, None
 
 

@@ -29,7 +29,8 @@ async def test_three_players_play_hands_to_the_end(
     server = Server(server_env(redis_url)).start()
     try:
         players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
-        table = await new_table(players[0], players, turn_seconds=30, next_hand_seconds=0)
+        table = await new_table(players[0], players, buy_in=1000, turn_seconds=30,
+                                next_hand_seconds=0)
         feeds = [await p.listen(table) for p in players]
         last = await play(players, table, hands=3, seed=1)
         version = max([last["version"], *[(await p.view(table))["version"] for p in players]])

@@ -43,7 +43,8 @@ async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSe
                 Player(session, b.url, u3, TOKEN)]
         sockets = [Player(session, a.url, u1, TOKEN), Player(session, b.url, u2, TOKEN),
                    Player(session, b.url, u3, TOKEN)]
-        table = await new_table(http[0], http, turn_seconds=5, next_hand_seconds=0)
+        table = await new_table(http[0], http, buy_in=1000, turn_seconds=5,
+                                next_hand_seconds=0)
         feeds = [await p.listen(table) for p in sockets]
         http[1] = sockets[1]  # this player acts over its socket (on the other server)
         http[1].over_socket = True
@@ -79,14 +80,15 @@ async def test_kill_9_mid_hand(redis_url: str, session: aiohttp.ClientSession) -
     server = Server(server_env(redis_url)).start()
     try:
         players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
-        table = await new_table(players[0], players, turn_seconds=60, next_hand_seconds=0)
+        table = await new_table(players[0], players, buy_in=1000, turn_seconds=60,
+                                next_hand_seconds=0)
         feeds = [await p.listen(table) for p in players]
         await play(players, table, hands=1, seed=4)
         rng = random.Random(5)
         async with asyncio.timeout(20):  # into the next hand, a few moves deep
             moves = 0
             while True:
-                view = await step(players, table, rng, 600)
+                view = await step(players, table, rng, 3000)
                 hand = view["hand"]
                 moves += 1
                 if hand and hand["phase"] in ("blind", "betting") and moves > 3:
