@@ -5,6 +5,8 @@ JSON (not msgpack) so stored events stay readable in `redis-cli` and in audits.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import msgspec
 
 from events.table import TableEvent, TableEventBase
@@ -20,6 +22,11 @@ def encode_table_event(event: TableEvent) -> bytes:
 def decode_table_event(data: bytes) -> TableEvent:
     """Decode one stored event; raises msgspec.ValidationError/DecodeError on bad bytes."""
     return _decoder.decode(data)
+
+
+def decode_table_events(datas: Iterable[bytes]) -> Iterator[TableEvent]:
+    """Decode many stored events lazily (replay's hot loop: no Python frame per event)."""
+    return map(_decoder.decode, datas)
 
 
 def event_type(event: TableEventBase) -> str:

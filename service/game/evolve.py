@@ -369,10 +369,14 @@ def evolve(state: TableState | None, event: TableEvent) -> TableState:
 def fold(events: Iterable[TableEvent], state: TableState | None = None) -> TableState:
     """Replay `events` on top of `state` (None: from the table's creation)."""
     apply = APPLY
-    for event in events:
-        if state is None and not isinstance(event, ev.TableCreated):
+    events = iter(events)
+    if state is None:  # checked once, not per event: this loop is replay's hot path
+        first = next(events, None)
+        if first is None:
+            raise ValueError("no events to fold")
+        if not isinstance(first, ev.TableCreated):
             raise ValueError("the first event of a table must be table_created")
+        state = _table_created(None, first)
+    for event in events:
         state = apply[type(event)](state, event)
-    if state is None:
-        raise ValueError("no events to fold")
     return state
