@@ -100,6 +100,7 @@ class TableService:
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
 
     def seed(self) -> bytes:
         return self._seeds(32)
@@ -110,6 +111,7 @@ class TableService:
         """Launch this process's timer/practice-bot worker and the transfer reconciler."""
         if self._tasks:
             return
+        self._stopping.clear()
         self.driver.restart()
         self._tasks = [
             asyncio.create_task(self.driver.run(), name="svara-driver"),
@@ -117,29 +119,43 @@ class TableService:
         ]
 
     async def stop(self) -> None:
+        """Stop the workers: a stop flag first, then cancellation.
+
+        The flag is what guarantees it: a cancellation can be swallowed on its way down (on
+        Python 3.11 `asyncio.wait_for` -- which fakeredis uses for every reply -- returns the
+        result instead of raising when the cancel lands just as the reply is ready), and a
+        worker that only obeyed cancellation then went back to sleep and was awaited forever.
+        """
         tasks, self._tasks = self._tasks, []
+        self._stopping.set()
         self.driver.stop()
         for task in tasks:
             task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # gather, not `suppress(CancelledError): await task`: that would also swallow a
+        # cancellation of stop() itself (e.g. a caller's timeout).
+        await asyncio.gather(*tasks, return_exceptions=True)
         await self.driver.drain()
 
     async def _reconcile_forever(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             try:
-                await self.reconcile()
+                await self.reconcile(until=self._stopping)
             except Exception:
                 log.exception("reconciler pass failed")
-            await asyncio.sleep(self.reconcile_seconds)
+            # Sleep on the stop flag, not asyncio.sleep: stop() wakes it even if the
+            # cancellation meant for this task was swallowed during the pass above.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.reconcile_seconds):
+                    await self._stopping.wait()
 
-    async def reconcile(self) -> int:
+    async def reconcile(self, *, until: asyncio.Event | None = None) -> int:
         """One reconciler pass over every wallet: finish half-done transfers. Returns how many."""
         entries = await self.wallet_directory.refresh()
         users = sorted({e.user_id for e in entries if isinstance(e, WalletOpened)})
         finished = 0
         for user_id in users:
+            if until is not None and until.is_set():
+                break  # stopping: the next process's reconciler finishes the rest
             try:
                 finished += await self.transfers.reconcile_wallet(user_id)
             except Exception:
