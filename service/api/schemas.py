@@ -48,6 +48,7 @@ class AuthFrame(msgspec.Struct, frozen=True, tag="auth"):
 
 class ResumeFrame(msgspec.Struct, frozen=True, tag="resume"):
     after: Version = 0
+    views: bool = False  # opt-in: event frames also carry the caller's view at their version
 
 
 class PingFrame(msgspec.Struct, frozen=True, tag="ping"):

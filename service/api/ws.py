@@ -138,7 +138,7 @@ class _Session:
                 await self._send_error(None, 429, code, message, **extra)
                 return
             await self.stop_feed()
-            self._start_feed(frame.after)
+            self._start_feed(frame.after, frame.views)
         elif isinstance(frame, schemas.ActionFrame):
             await self._act(frame)
         elif isinstance(frame, schemas.PingFrame):
@@ -179,10 +179,10 @@ class _Session:
 
     # -- the event feed: subscription → bounded queue → socket ------------------------------
 
-    def _start_feed(self, after: int) -> None:
+    def _start_feed(self, after: int, views: bool = False) -> None:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(self.config.ws_queue_size)
         self.feed = [
-            asyncio.create_task(self._pump(after, queue)),
+            asyncio.create_task(self._pump(after, views, queue)),
             asyncio.create_task(self._write(after, queue)),
         ]
 
@@ -194,9 +194,14 @@ class _Session:
                 await task
         self.feed = []
 
-    async def _pump(self, after: int, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    async def _pump(self, after: int, views: bool, queue: asyncio.Queue[dict[str, Any]]) -> None:
         try:
-            async for event in self.tables.subscribe(self.user, self.table_id, after):
+            feed = (
+                self.tables.subscribe(self.user, self.table_id, after, views=True)
+                if views
+                else self.tables.subscribe(self.user, self.table_id, after)
+            )
+            async for event in feed:
                 try:
                     queue.put_nowait(event)
                 except asyncio.QueueFull:
@@ -221,7 +226,12 @@ class _Session:
             if version <= last:
                 continue  # never a repeat, whatever the feed does
             last = version
-            await _send(self.ws, {"type": "event", "version": version, "event": event})
+            frame: dict[str, Any] = {"type": "event", "version": version, "event": event}
+            view = event.get("view")
+            if view is not None:  # the caller's view at this version travels beside the event
+                frame["event"] = {k: v for k, v in event.items() if k != "view"}
+                frame["view"] = view
+            await _send(self.ws, frame)
 
     async def _close_soon(self, code: int, reason: str) -> None:
         """Close without waiting on a socket that may be the very thing that is stuck."""

@@ -64,8 +64,11 @@ class Tables(Protocol):
         self, user: User | None, table_id: str, after: int
     ) -> tuple[int, list[JSON]]: ...
 
-    def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
-        """Projected events `{"version","type","at","data"}` after `after`, then live ones."""
+    def subscribe(
+        self, user: User | None, table_id: str, after: int, *, views: bool = False
+    ) -> AsyncIterator[JSON]:
+        """Projected events `{"version","type","at","data"}` after `after`, then live ones.
+        With `views`, an item may also carry "view": the caller's view at its version."""
         ...
 
     async def audit(self, table_id: str, hand: int) -> JSON: ...

@@ -25,6 +25,7 @@ from service.game.state import TableState, decode_state, encode_state
 from service.tables.errors import conflict, not_found
 from service.tables.facade import ServiceError
 from service.tables.streams import Streams
+from service.tables.trail import Trail
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class TableRepo:
         self.max_attempts = max_attempts
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._snapshotted: dict[str, int] = {}
+        self.trail = Trail()
         self.hooks: list[ChangeHook] = []
 
     async def load(self, table_id: str) -> Loaded:
@@ -106,12 +108,38 @@ class TableRepo:
     def _remember(self, table_id: str, loaded: Loaded) -> None:
         if loaded.state is None:
             return
+        self.trail.put(table_id, loaded.version, loaded.state)
         current = self._cache.get(table_id)
         if current is None or current.version <= loaded.version:
             self._cache[table_id] = loaded
         self._cache.move_to_end(table_id)
         while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+            gone, _ = self._cache.popitem(last=False)
+            self.trail.drop(gone)
+
+    def cached(self, table_id: str) -> Loaded | None:
+        """The newest state this process holds (may be behind the store)."""
+        return self._cache.get(table_id)
+
+    def state_at(self, table_id: str, version: int, event: TableEvent) -> TableState | None:
+        """The state at `version`, given `event` (the one at `version`), if at hand: from the
+        trail, or by folding `event` onto the state at `version - 1`. Every event the process's
+        feed delivers passes here once per version, so the cache of a table with local
+        subscribers follows other replicas' appends too, and the hooks (the timer driver)
+        hear of them. Returns None when the state before is not at hand."""
+        state = self.trail.get(table_id, version)
+        if state is not None:
+            return state
+        before = self.trail.get(table_id, version - 1)
+        if before is None:
+            return None
+        state = evolve(before, event)
+        current = self._cache.get(table_id)
+        self._remember(table_id, Loaded(version, state))
+        if current is None or current.version < version:
+            for hook in self.hooks:
+                hook(table_id, version, state)
+        return state
 
     async def execute(
         self,
@@ -126,6 +154,12 @@ class TableRepo:
 
         `command_for` is called once per attempt (fresh clock and seed; it may raise GameError
         to abort). GameError propagates; a stale `expected_version` raises 409.
+
+        Idempotency costs no extra round trip on the happy path: the append itself answers
+        `duplicate` for a known `action_id` (checked before the version, atomically). Only when
+        nothing would be appended -- a refusal, a no-op or a stale `expected_version`, all
+        decided on the latest state -- is the action_id looked up, so a retry that arrives
+        after the table moved on still gets its first answer.
         """
         stream = self.streams.table(table_id)
         for attempt in range(self.max_attempts):
@@ -137,6 +171,8 @@ class TableRepo:
                 if cached is not None:
                     loaded = await self.load(table_id)
                 if loaded.version != expected_version:
+                    if (first := await self._first_answer(stream, action_id)) is not None:
+                        return Outcome("duplicate", first)
                     raise conflict(loaded.version)
             command = command_for()
             if loaded.state is None and not isinstance(command, CreateTable):
@@ -146,10 +182,14 @@ class TableRepo:
             except GameError:
                 if cached is not None:
                     continue  # refused on a possibly stale cache: decide again on the latest
+                if (first := await self._first_answer(stream, action_id)) is not None:
+                    return Outcome("duplicate", first)
                 raise
             if not events:
                 if cached is not None:
                     continue
+                if (first := await self._first_answer(stream, action_id)) is not None:
+                    return Outcome("duplicate", first)
                 return Outcome("noop", loaded.version, loaded.state)
             result = await self.store.append(
                 stream,
@@ -173,6 +213,13 @@ class TableRepo:
             if not retry:
                 return Outcome("conflict", result.version)
         raise ServiceError(503, "busy", "the table is too busy right now; try again")
+
+    async def _first_answer(self, stream: str, action_id: str | None) -> int | None:
+        """Before answering "nothing appended": the version an earlier append of this
+        action_id wrote up to, if there was one (then that is the answer)."""
+        if action_id is None:
+            return None
+        return await self.store.find_action(stream, action_id)
 
     async def _maybe_snapshot(
         self, stream: str, table_id: str, loaded: Loaded, events: Sequence[TableEvent]

@@ -19,6 +19,7 @@ from typing import Any
 
 from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, StoredEvent
+from events.table import TableEvent
 from service.game.commands import CreateTable, command_for_action
 from service.game.settings import TableSettings
 from service.game.view import project_event
@@ -303,9 +304,8 @@ class TableService:
             if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
                 raise not_found(str(table_id))
             scoped = f"{user.id}:{action_id}"
-            first = await self.store.find_action(self.streams.table(table_id), scoped)
-            if first is not None:
-                return first
+            # A retried action_id needs no lookup here: the append answers `duplicate`, and
+            # the repo looks it up whenever it would otherwise answer "nothing appended".
             command_for_action(type, user_id=user.id, amount=amount, now=0.0)  # validate early
             outcome = await self.repo.execute(
                 table_id,
@@ -340,8 +340,11 @@ class TableService:
             assert loaded.state is not None
             return table_view(loaded.state, user.id if user else None, loaded.version)
 
-    def _project(self, stored: StoredEvent, viewer: int | None) -> JSON:
-        event = decode_table_event(stored.data)
+    def _project(
+        self, stored: StoredEvent, viewer: int | None, event: TableEvent | None = None
+    ) -> JSON:
+        if event is None:
+            event = decode_table_event(stored.data)
         projected: dict[str, Any] = project_event(event, viewer)
         return {
             "version": stored.version,
@@ -364,15 +367,35 @@ class TableService:
             viewer = user.id if user else None
             return version, [self._project(e, viewer) for e in stored]
 
-    async def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
+    async def subscribe(
+        self, user: User | None, table_id: str, after: int, *, views: bool = False
+    ) -> AsyncIterator[JSON]:
+        """Projected events after `after`, then live ones. With `views`, each item also has
+        "view": the caller's view at that item's version, whenever that state is at hand (every
+        live event; in a catch-up, at least the newest), computed from the process's trail of
+        folded states rather than by reading the store."""
         async with service_errors():
             if not _is_int(after) or after < 0:
                 raise bad_request("after must be a version (a whole number, 0 or more)")
             await self._existing(table_id)
         viewer = user.id if user else None
+        reloaded = False
         async with service_errors():  # an outage mid-feed is a 503 too (SubscriberTooSlow passes)
             async for stored in self.store.subscribe(self.streams.table(table_id), after):
-                yield self._project(stored, viewer)
+                event = decode_table_event(stored.data)
+                item = self._project(stored, viewer, event)
+                # Every event of the feed is folded once per process (not per subscriber):
+                # it keeps the cached state and the timer driver current for free.
+                state = self.repo.state_at(table_id, stored.version, event)
+                if views:
+                    if state is None and not reloaded:
+                        reloaded = True  # a catch-up from before the trail: read once
+                        loaded = await self.repo.load(table_id)
+                        if loaded.version == stored.version:
+                            state = loaded.state
+                    if state is not None:
+                        item["view"] = table_view(state, viewer, stored.version)
+                yield item
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():

@@ -98,13 +98,18 @@ class FakeTables:
         return len(log), log[after:]
 
     async def subscribe(self, user: User | None, table_id: str,
-                        after: int) -> AsyncIterator[JSON]:
+                        after: int, *, views: bool = False) -> AsyncIterator[JSON]:
         log = self._log(table_id)
         sent = after
         while True:
             while sent < len(log):
                 sent += 1
-                yield log[sent - 1]
+                item = log[sent - 1]
+                if views:  # the fake's view at that version, tagged with the viewer
+                    view = {**await self.view(user, table_id), "version": sent,
+                            "viewer": user.id if user else None}
+                    item = {**item, "view": view}
+                yield item
             async with self.changed:
                 await self.changed.wait_for(partial(_longer, log, sent))
 

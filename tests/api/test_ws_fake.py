@@ -67,6 +67,25 @@ async def test_resume_then_live_in_order_without_repeats(client: Client) -> None
     await ws.close()
 
 
+async def test_views_opt_in_puts_the_view_beside_each_event(client: Client) -> None:
+    table = await new_table(client, 1, 2)  # versions 1..3
+    ws = await connect(client, table, 2)
+    await ws.receive_json(timeout=2)
+    await ws.send_json({"type": "resume", "after": 2, "views": True})
+    frame = await ws.receive_json(timeout=2)
+    assert frame["version"] == 3 and frame["view"]["version"] == 3
+    assert frame["view"]["viewer"] == 2 and "view" not in frame["event"]
+    resp = await client.post(f"/api/tables/{table}/actions",
+                             json={"action_id": "v1", "type": "call"}, headers=auth(1))
+    assert resp.status == 200
+    frame = await ws.receive_json(timeout=2)
+    assert frame["version"] == 4 and frame["view"]["version"] == 4
+    await ws.send_json({"type": "resume", "after": 3})  # without the opt-in: no views
+    frame = await ws.receive_json(timeout=2)
+    assert frame["version"] == 4 and "view" not in frame
+    await ws.close()
+
+
 async def test_actions_over_the_socket(client: Client) -> None:
     table = await new_table(client, 1)
     ws = await connect(client, table, 1)
