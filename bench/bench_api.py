@@ -7,8 +7,10 @@ Two phases per server:
   from an action's POST to its event reaching every *other* player's WebSocket. The bare stack
   has no sockets, so its figure is the POST round trip (the least an action can cost).
 
-svara tables: 3 signed players each, one WebSocket per player; the player on turn reads its
-view (for `legal`) and POSTs one legal action, so each svara action is a GET + a POST.
+svara tables: 3 signed players each, one WebSocket per player, opened with
+`{"type": "resume", "after": N, "views": true}`, so every event frame carries that player's view
+(for `legal`); the player on turn POSTs one legal action from the view its socket last brought:
+one HTTP request per action, like the bare stack (a GET only when a frame had no view).
 
     REDIS_URL=redis://127.0.0.1:6379/0 python bench/bench_api.py --tables 200 --seconds 10
     python bench/bench_api.py --update-readme   # also writes the figures into README.md
@@ -154,6 +156,7 @@ class Seat:
         self.seat: int | None = None
         self.got = asyncio.Event()
         self.ws: aiohttp.ClientWebSocketResponse | None = None
+        self.view: JSON | None = None  # the newest view a frame brought
 
     async def req(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         async with self.session.request(method, self.url + path, json=body,
@@ -165,7 +168,7 @@ class Seat:
         self.ws = await ws_session.ws_connect(ws_url)
         await self.ws.send_json({"type": "auth", "init_data": self.init})
         ready = await self.ws.receive_json()
-        await self.ws.send_json({"type": "resume", "after": ready["version"]})
+        await self.ws.send_json({"type": "resume", "after": ready["version"], "views": True})
         asyncio.get_running_loop().create_task(self._read())
 
     async def reached(self, version: int, within: float = 1.0) -> None:
@@ -185,6 +188,10 @@ class Seat:
             frame = msg.json()
             if frame.get("type") == "event":
                 self.arrived[frame["version"]] = now
+                view = frame.get("view")
+                if view is not None and (self.view is None
+                                         or view["version"] > self.view["version"]):
+                    self.view = view
                 self.got.set()
                 event = frame["event"]
                 if event["type"] == "turn_deadline_set":
@@ -207,22 +214,35 @@ def policy(view: JSON) -> tuple[str, int | None] | None:
 
 
 class Table:
-    def __init__(self, seats: list[Seat], table_id: str) -> None:
+    def __init__(self, seats: list[Seat], table_id: str, version: int) -> None:
         self.seats = seats
         self.id = table_id
+        self.version = version  # the newest version this table's loop has caused
 
     def candidates(self) -> list[Seat]:
-        """The player the last turn event named first (one GET per action, usually)."""
+        """Whoever the newest views say may act, then the player the last turn event named."""
         turn = self.seats[0].turn_seat
-        return sorted(self.seats, key=lambda s: s.seat != turn)
+        return sorted(self.seats, key=lambda s: (not (s.view and s.view["you"]["legal"]),
+                                                  s.seat != turn))
+
+    async def view_of(self, seat: Seat, stats: Stats) -> JSON | None:
+        """The view the seat's socket brought for our newest version (a GET if none came)."""
+        if seat.view is None or seat.view["version"] < self.version:
+            await seat.reached(self.version, within=0.2)
+        if seat.view is not None and seat.view["version"] >= self.version:
+            return seat.view
+        status, view = await seat.req("GET", f"/api/tables/{self.id}")
+        stats.views += 1
+        if status != 200:
+            stats.error(f"view {status}")
+            return None
+        return dict(view)
 
     async def act_once(self, stats: Stats) -> bool:
-        """One action by whoever may act: GET their view, POST a legal move."""
+        """One action by whoever may act: a legal move from their view, one POST."""
         for seat in self.candidates():
-            status, view = await seat.req("GET", f"/api/tables/{self.id}")
-            stats.views += 1
-            if status != 200:
-                stats.error(f"view {status}")
+            view = await self.view_of(seat, stats)
+            if view is None:
                 continue
             move = policy(view)
             if move is None:
@@ -240,6 +260,7 @@ class Table:
             stats.actions += 1
             others = [s for s in self.seats if s is not seat]
             version = int(answer["version"])
+            self.version = max(self.version, version)
             asyncio.get_running_loop().create_task(self._broadcast(stats, others, version, t0))
             await self.seats[0].reached(version)  # so the next turn is known: one GET per action
             return True
@@ -267,11 +288,12 @@ async def svara_tables(session: aiohttp.ClientSession, ws_session: aiohttp.Clien
             "ante": 1, "max_seats": 3, "turn_seconds": 600, "next_hand_seconds": 0,
             "min_buy_in": 100, "max_buy_in": 1000})
         assert status == 201, body
-        table = Table(seats, body["table_id"])
+        table = Table(seats, body["table_id"], 0)
         for s in seats:
             status, body = await s.req("POST", f"/api/tables/{table.id}/seat", {"buy_in": 1000})
             assert status == 200, body
             s.seat = body["you"]["seat"]
+            table.version = max(table.version, int(body["version"]))
         for s in seats:
             await s.listen(ws_session, table.id)
         return table
@@ -296,7 +318,9 @@ def svara_loops(tables: list[Table], interval: float | None) -> list[Any]:
                     acted = False
                 if not acted:
                     stats.idle += 1
-                    await asyncio.sleep(0.05)  # between hands (the next one starts by timer)
+                    # Between hands (the next one starts by timer): wait for the next frame.
+                    first = table.seats[0]
+                    await first.reached(max(first.arrived, default=0) + 1, within=0.05)
                     continue
                 if interval:
                     await asyncio.sleep(max(0.0, interval - (time.perf_counter() - t0)))

@@ -230,7 +230,12 @@ class _Session:
             view = event.get("view")
             if view is not None:  # the caller's view at this version travels beside the event
                 frame["event"] = {k: v for k, v in event.items() if k != "view"}
-                frame["view"] = view
+                if callable(view):
+                    # Lazy: computed only for the newest event at hand. One action appends
+                    # several events at once; the client needs the view after the last.
+                    view = view() if queue.empty() else None
+                if view is not None:
+                    frame["view"] = view
             await _send(self.ws, frame)
 
     async def _close_soon(self, code: int, reason: str) -> None:

@@ -22,6 +22,7 @@ from events.store.base import EventStore, StoredEvent
 from events.table import TableEvent
 from service.game.commands import CreateTable, command_for_action
 from service.game.settings import TableSettings
+from service.game.state import TableState
 from service.game.view import project_event
 from service.game.view import view as table_view
 from service.tables import bots, wallet
@@ -371,9 +372,10 @@ class TableService:
         self, user: User | None, table_id: str, after: int, *, views: bool = False
     ) -> AsyncIterator[JSON]:
         """Projected events after `after`, then live ones. With `views`, each item also has
-        "view": the caller's view at that item's version, whenever that state is at hand (every
-        live event; in a catch-up, at least the newest), computed from the process's trail of
-        folded states rather than by reading the store."""
+        "view": a `LazyView` of the caller's view at that item's version, whenever that state
+        is at hand (every live event; in a catch-up, at least the newest), taken from the
+        process's trail of folded states rather than by reading the store. Lazy, because a
+        sender that already holds a newer event skips the older one's view."""
         async with service_errors():
             if not _is_int(after) or after < 0:
                 raise bad_request("after must be a version (a whole number, 0 or more)")
@@ -394,7 +396,7 @@ class TableService:
                         if loaded.version == stored.version:
                             state = loaded.state
                     if state is not None:
-                        item["view"] = table_view(state, viewer, stored.version)
+                        item["view"] = LazyView(state, viewer, stored.version)
                 yield item
 
     async def audit(self, table_id: str, hand: int) -> JSON:
@@ -424,6 +426,24 @@ class TableService:
             if loaded.state is not None:
                 at_tables += loaded.state.chips_in_play()
         return {"granted": granted, "wallets": balances, "held": held, "tables": at_tables}
+
+
+class LazyView:
+    """The caller's view at one version, computed on first call (a view is the costliest part
+    of a frame, and a frame followed by a newer one needs none)."""
+
+    __slots__ = ("_state", "_version", "_view", "_viewer")
+
+    def __init__(self, state: TableState, viewer: int | None, version: int) -> None:
+        self._state = state
+        self._viewer = viewer
+        self._version = version
+        self._view: JSON | None = None
+
+    def __call__(self) -> JSON:
+        if self._view is None:
+            self._view = table_view(self._state, self._viewer, self._version)
+        return self._view
 
 
 def _implements_the_facade(service: TableService) -> Tables:
