@@ -25,6 +25,7 @@ from redis.asyncio import Redis
 
 from events.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow
 from events.store.entries import raw, to_events
+from events.store.packed import PackedXread
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +158,7 @@ class Hub:
 
     async def _run(self, group: _Group, first_key: str) -> None:
         backoff = 0.05
+        packer = PackedXread(self._count, self._block_ms)
         while group.positions and not self._closed:
             try:
                 if group.reader is None:
@@ -165,21 +167,11 @@ class Hub:
                     group.reader.set_response_callback("XREAD", raw)
                     cid = await group.reader.execute_command("CLIENT ID")  # type: ignore[no-untyped-call]
                     group.reader_id = int(cid)
-                keys = list(group.positions)
-                ids = [f"{group.positions[k]}-0" for k in keys]
+                packed = packer.pack(group.positions)
                 group.changed = False
                 group.in_flight = True
                 try:
-                    reply = await group.reader.execute_command(  # type: ignore[no-untyped-call]
-                        "XREAD",
-                        "COUNT",
-                        self._count,
-                        "BLOCK",
-                        self._block_ms,
-                        "STREAMS",
-                        *keys,
-                        *ids,
-                    )
+                    reply = await self._xread(group.reader, packed)
                 finally:
                     group.in_flight = False
                 backoff = 0.05
@@ -196,6 +188,18 @@ class Hub:
         await self._drop_connections(group)
         if group.positions and not self._closed:  # a subscriber arrived while we were stopping
             group.task = asyncio.create_task(self._run(group, first_key))
+
+    @staticmethod
+    async def _xread(reader: Redis, packed: bytes) -> Any:
+        """Send the pre-packed XREAD on the reader's one connection and read the raw reply
+        (what execute_command with the `raw` callback returns, minus packing the arguments)."""
+        conn = reader.connection
+        if conn is None:  # not connected yet (CLIENT ID normally connects it first)
+            await reader.initialize()
+            conn = reader.connection
+        assert conn is not None, "the reader must be a single_connection_client"
+        await conn.send_packed_command(packed, check_health=False)
+        return await conn.read_response()
 
     def _dispatch(self, group: _Group, reply: Any) -> None:
         # RESP2 gives [[key, entries], ...]; a RESP3-style server (fakeredis) gives a map.
