@@ -131,20 +131,36 @@ class Driver:
         )
 
     async def rescan(self) -> None:
-        """Compare every listed table's version with what was planned; reload the changed."""
+        """Compare every listed table's version with what was planned; reload the changed.
+
+        Tables this process appends to, or follows through its event feed, are already
+        planned at their latest version and cost nothing here but their share of one
+        pipelined version read (when the store offers `versions`)."""
         entries = await self.directory.refresh()
         table_ids = [e.table_id for e in entries if isinstance(e, TableListed)]
+        many = getattr(self.repo.store, "versions", None)
+        if many is not None:
+            streams = [self.repo.streams.table(t) for t in table_ids]
+            versions: list[int] = await many(streams)
+            changed = [
+                t
+                for t, v in zip(table_ids, versions, strict=True)
+                if v != 0 and v != self._seen.get(t)
+            ]
+        else:
+            changed = table_ids
 
         async def check(table_id: str) -> None:
             async with self._limit:
-                version = await self.repo.store.version(self.repo.streams.table(table_id))
-                if version == 0 or version == self._seen.get(table_id):
-                    return
+                if many is None:
+                    version = await self.repo.store.version(self.repo.streams.table(table_id))
+                    if version == 0 or version == self._seen.get(table_id):
+                        return
                 loaded = await self.repo.load(table_id)
                 if loaded.state is not None:
                     self.notice(table_id, loaded.version, loaded.state)
 
-        await asyncio.gather(*(check(t) for t in table_ids))
+        await asyncio.gather(*(check(t) for t in changed))
 
     # -- firing -------------------------------------------------------------------------------
 
@@ -158,7 +174,7 @@ class Driver:
         if deadline is not None and self.clock() >= deadline:
             self.fired += 1
             try:
-                await self.repo.execute(
+                outcome = await self.repo.execute(
                     table_id,
                     lambda: Tick(now=self.clock(), seed=self.seeds()),
                     action_id=f"tick:{loaded.version}",
@@ -167,6 +183,11 @@ class Driver:
             except GameError as error:
                 if error.code != "not_due":
                     log.warning("tick at %s refused: %s", table_id, error)
+            else:
+                if outcome.status == "appended" and outcome.state is not None:
+                    # Planned from the state the append produced: no second read.
+                    self.notice(table_id, outcome.version, outcome.state, force=True)
+                    return
         elif self._stuck.get(table_id) != loaded.version and self._bots_active(state):
             await self._bot_turn(table_id, loaded.version, state)
         again = await self.repo.load(table_id)
