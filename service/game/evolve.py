@@ -2,6 +2,10 @@
 
 Events carry every decision (whose turn, which round, who won what), so applying one is
 bookkeeping: rebuild the touched structs, share the rest. `fold` replays a whole log.
+
+These handlers are the inner loop of both replay and the decider, so the frequent ones
+(turns, bets, folds, looks, deals) are written flat: the hand fetched inline, players
+rebuilt in one pass, no keyword-forwarding helpers. The rare ones stay plain.
 """
 
 from __future__ import annotations
@@ -134,24 +138,32 @@ def _antes_paid(state: TableState, e: ev.AntesPaid) -> TableState:
 
 
 def _cards_dealt(state: TableState, e: ev.CardsDealt) -> TableState:
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
     cards = e.cards
-    players = tuple(replace(p, cards=cards[p.seat]) if p.seat in cards else p for p in hand.players)
+    players = tuple(
+        [replace(p, cards=cards[p.seat]) if p.seat in cards else p for p in hand.players]
+    )
     return replace(state, hand=replace(hand, players=players))
 
 
 def _blind_placed(state: TableState, e: ev.BlindPlaced) -> TableState:
-    hand = _hand(state)
-    players = _with_player(hand, e.seat, put_in=e.amount, blind=True, acted=True)
-    return _pay(
-        state,
-        e.seat,
-        e.amount,
-        players=players,
-        level=e.amount,
-        last_blind=e.amount,
-        last_blind_seat=e.seat,
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
+    seat = e.seat
+    amount = e.amount
+    players = hand.players
+    i = _index(players, seat)
+    p = replace(players[i], put_in=amount, blind=True, acted=True)
+    new_hand = replace(
+        hand,
+        players=(*players[:i], p, *players[i + 1 :]),
+        pot=hand.pot + amount,
+        level=amount,
+        last_blind=amount,
+        last_blind_seat=seat,
     )
+    return _staked(state, seat, amount, new_hand)
 
 
 def _passed(state: TableState, e: ev.Passed) -> TableState:
@@ -159,23 +171,24 @@ def _passed(state: TableState, e: ev.Passed) -> TableState:
 
 
 def _looked(state: TableState, e: ev.Looked) -> TableState:
-    hand = _hand(state)
-    state = replace(state, hand=replace(hand, players=_with_player(hand, e.seat, looked=True)))
-    return _reset_timeouts(state, e.seat)
+    return _with_player_flag(state, e.seat, "looked")
 
 
 def _called(state: TableState, e: ev.Called) -> TableState:
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
+    amount = e.amount
     players = hand.players
-    i = hand.index_of(e.seat)
+    i = _index(players, e.seat)
     p = players[i]
-    p = replace(p, put_in=p.put_in + e.amount, acted=True)
+    p = replace(p, put_in=p.put_in + amount, acted=True)
     players = (*players[:i], p, *players[i + 1 :])
-    return _staked(state, e.seat, e.amount, replace(hand, players=players, pot=hand.pot + e.amount))
+    return _staked(state, e.seat, amount, replace(hand, players=players, pot=hand.pot + amount))
 
 
 def _raised(state: TableState, e: ev.Raised) -> TableState:
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
     seat = e.seat
     amount = e.amount
     players = tuple(
@@ -192,17 +205,42 @@ def _raised(state: TableState, e: ev.Raised) -> TableState:
     return _staked(state, seat, amount, new_hand)
 
 
+def _index(players: tuple[Player, ...], seat: int) -> int:
+    for i, p in enumerate(players):
+        if p.seat == seat:
+            return i
+    raise AssertionError(f"seat {seat} is not in the hand")
+
+
+def _with_player_flag(state: TableState, seat: int, flag: str) -> TableState:
+    """Set a player's `flag` (looked / folded): their own action, so their timeouts reset.
+    One function for the two most frequent flag events, rebuilding each struct once."""
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
+    players = hand.players
+    i = _index(players, seat)
+    p = replace(players[i], **{flag: True})
+    hand = replace(hand, players=(*players[:i], p, *players[i + 1 :]))
+    seats = state.seats
+    s = seats[seat]
+    if s is None or s.timeouts == 0:
+        return replace(state, hand=hand)
+    s = replace(s, timeouts=0)
+    return replace(state, seats=(*seats[:seat], s, *seats[seat + 1 :]), hand=hand)
+
+
 def _fold_player(state: TableState, seat: int) -> TableState:
     hand = _hand(state)
     return replace(state, hand=replace(hand, players=_with_player(hand, seat, folded=True)))
 
 
 def _folded(state: TableState, e: ev.Folded) -> TableState:
-    return _reset_timeouts(_fold_player(state, e.seat), e.seat)
+    return _with_player_flag(state, e.seat, "folded")
 
 
 def _turn_deadline_set(state: TableState, e: ev.TurnDeadlineSet) -> TableState:
-    hand = _hand(state)
+    hand = state.hand
+    assert hand is not None, "no hand in progress"
     if hand.phase == "blind" and e.phase == "betting":
         hand = replace(
             hand,
