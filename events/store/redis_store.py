@@ -40,6 +40,7 @@ from events.store.base import (
 )
 from events.store.chain import ZERO_HASH, chain, find_break
 from events.store.entries import datas_of, raw, to_event, to_events, version_of
+from events.store.gcpause import gc_paused
 from events.store.hub import Connect, Hub
 from events.store.keys import check_stream, keys_for
 
@@ -217,7 +218,8 @@ class RedisEventStore:
         pending: asyncio.Future[Any] | None = self._xrange_soon(key, after, count)
         try:
             while pending is not None:
-                entries = await pending
+                with gc_paused():  # the reply is parsed while we wait for it
+                    entries = await pending
                 pending = None
                 if not entries:
                     return
@@ -225,8 +227,11 @@ class RedisEventStore:
                 if len(entries) == count:
                     count = PAGE
                     pending = self._xrange_soon(key, last, count)
-                    await asyncio.sleep(0)  # let the request reach the wire first
-                yield last, datas_of(entries)
+                    with gc_paused():
+                        await asyncio.sleep(0)  # let the request reach the wire first
+                datas = datas_of(entries)
+                del entries  # the nested lists go now, not after the caller's fold
+                yield last, datas
         finally:
             if pending is not None:
                 _discard(pending)
