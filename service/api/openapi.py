@@ -57,6 +57,11 @@ _COMPONENT_SCHEMAS: JSON = {
         "error": {"type": "object", "required": ["code", "message"], "properties": {
             "code": {"type": "string"}, "message": {"type": "string"}}},
         "version": {"type": "integer"}}},
+    "EventFrame": {"type": "object", "required": ["type", "version", "event"], "properties": {
+        "type": {"const": "event"}, "version": {"type": "integer"},
+        "event": {"$ref": "#/components/schemas/Event"},
+        "view": {"$ref": "#/components/schemas/TableView",
+                 "description": "only after a resume with views: true (see the ws path)"}}},
     "TableView": {"type": "object", "required": ["table_id", "version", "settings", "hand",
                                                  "seats", "you"], "properties": {
         "table_id": {"type": "string"}, "version": {"type": "integer"}, "settings": _OBJ,
@@ -118,7 +123,12 @@ def openapi_document() -> JSON:
             params=[_TABLE_ID, hand])},
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
-            "Server frames: ready, event, ack, error, pong. Close codes: 4401 auth, "
+            "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "
+            "`\"views\": true` makes event frames carry `view`, the caller's TableView at "
+            "that frame's version, so a client needs no GET per event: every live frame that "
+            "is the newest one queued for the socket has it (a frame followed at once by a "
+            "newer one, e.g. the first of the events one action appended, may omit it), and "
+            "a catch-up's newest frame has it. Close codes: 4401 auth, "
             "4404 unknown table, 4408 too slow (reconnect and resume), 4429 rate limited, "
             "1011 store unreachable",
             {"description": "switching protocols"}, params=[_TABLE_ID], status="101")},

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import signal
@@ -71,6 +72,7 @@ async def _serve(config: Config, host: str, port: int) -> None:
         table_id = await _practice_table(app, config) if config.dev_mode else None
         site = web.TCPSite(runner, host, port, backlog=1024)
         await site.start()
+        _tune_gc()
         url = f"http://{host}:{port}/"
         where = "Redis" if config.redis_url else "the embedded store"
         if config.dev_mode:
@@ -83,6 +85,18 @@ async def _serve(config: Config, host: str, port: int) -> None:
     finally:
         await runner.cleanup()
         log.info("stopped")
+
+
+def _tune_gc() -> None:
+    """Fewer, cheaper collections: everything alive at start-up (modules, the app) is moved
+    out of the collector's sight, and the youngest generation is collected every 10 000
+    allocations instead of 700 (a request allocates hundreds of short-lived, acyclic objects;
+    collecting them that often cost a few percent of CPU and added pauses to the tail)."""
+    if os.environ.get("SVARA_GC_TUNING", "1") == "0":
+        return
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 20)
 
 
 def _log_tasks() -> None:
