@@ -44,18 +44,25 @@ def new_table(rng: random.Random) -> TableState:
 
 
 def _command(state: TableState, rng: random.Random, now: float) -> cmd.TableCommand:
+    """A uniformly random legal action of a player who may act now.
+
+    Kept lean on purpose (index by `rng.random()`, no per-call list building on turns): the
+    bench measures the engine, and `legal_actions` is still what offers the choices."""
     hand = state.hand
     assert hand is not None
     if hand.phase == "svara_join":
         actors = [state.seats[s] for s in hand.eligible if s not in hand.answered]
+        seat = actors[0] if len(actors) == 1 else actors[int(rng.random() * len(actors))]
     else:
-        actors = [state.seats[hand.turn]] if hand.turn is not None else []
-    seat = actors[0] if len(actors) == 1 else rng.choice(actors)
+        assert hand.turn is not None
+        seat = state.seats[hand.turn]
     assert seat is not None
-    action = rng.choice(legal_actions(state, seat.user_id))
+    actions = legal_actions(state, seat.user_id)
+    action = actions[int(rng.random() * len(actions))]
     amount = action.amount
-    if action.min is not None and action.max is not None:
-        amount = rng.randint(action.min, min(action.max, action.min + 20))
+    low, high = action.min, action.max
+    if low is not None and high is not None:
+        amount = low + int(rng.random() * (min(high, low + 20) - low + 1))
     return cmd.command_for_action(
         action.type, user_id=seat.user_id, amount=amount, now=now, seed=rng.randbytes(32)
     )

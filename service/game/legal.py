@@ -32,6 +32,15 @@ class LegalAction(msgspec.Struct, frozen=True, omit_defaults=True):
         return out
 
 
+# Actions without amounts are the same value every time: shared (they are frozen), since
+# legal_actions runs for every view and every bot move.
+_PASS = LegalAction("pass")
+_LOOK = LegalAction("look")
+_FOLD = LegalAction("fold")
+_SKIP_SVARA = LegalAction("skip_svara")
+_SIT_IN = LegalAction("sit_in")
+
+
 def seated(state: TableState, user_id: int) -> Seat:
     s = state.seat_by_user(user_id)
     if s is None:
@@ -139,8 +148,11 @@ def verify_raise(state: TableState, user_id: int, amount: int) -> tuple[Hand, Pl
     hand, p = on_turn(state, user_id, "betting", "raise")
     if p.raises >= state.settings.max_raises:
         raise GameError("raise_limit", f"you may raise at most {state.settings.max_raises} times")
+    bounds = betting.raise_range(state, hand, p)
+    if type(amount) is int and bounds is not None and bounds[0] <= amount <= bounds[1]:
+        return hand, p  # the usual case: skip composing the refusal's message
     why = f"the level is capped at {betting.cap(state, hand)} by the poorest player"
-    _check_amount(amount, betting.raise_range(state, hand, p), "raise", why)
+    _check_amount(amount, bounds, "raise", why)
     return hand, p
 
 
@@ -173,33 +185,46 @@ def verify_sit_in(state: TableState, user_id: int) -> Seat:
 
 def legal_actions(state: TableState, user_id: int) -> list[LegalAction]:
     """Exactly the actions `decide` would accept from `user_id` now, with their bounds."""
-    s = state.seat_by_user(user_id)
-    if s is None:
+    for s in state.seats:
+        if s is not None and s.user_id == user_id:
+            break
+    else:
         return []
-    out: list[LegalAction] = []
+    out: list[LegalAction]
     hand = state.hand
-    if hand is not None and hand.active:
-        p = _in_hand(hand, s)
-        if p is not None:
-            out.extend(_hand_actions(state, hand, p))
-    elif (
+    phase = hand.phase if hand is not None else None
+    if hand is not None and (phase == "blind" or phase == "betting"):
+        seat = s.seat
+        for p in hand.players:
+            if p.seat == seat:
+                break
+        else:
+            p = None
+        if p is not None and not p.folded and p.user_id == s.user_id:
+            out = _hand_actions(state, hand, p)
+        else:
+            out = []
+    else:
+        out = []
+    if (
         hand is not None
-        and hand.phase == "svara_join"
+        and phase == "svara_join"
         and s.seat in hand.eligible
         and s.seat not in hand.answered
     ):
         if s.stack >= hand.svara_fee:
             out.append(LegalAction("join_svara", amount=hand.svara_fee))
-        out.append(LegalAction("skip_svara"))
+        out.append(_SKIP_SVARA)
     if s.sat_out:
-        out.append(LegalAction("sit_in"))
+        out.append(_SIT_IN)
     return out
 
 
 def _hand_actions(state: TableState, hand: Hand, p: Player) -> list[LegalAction]:
     out: list[LegalAction] = []
     mine = hand.turn == p.seat
-    if mine and hand.phase == "blind":
+    phase = hand.phase
+    if mine and phase == "blind":
         bounds = None if p.looked else betting.blind_range(state, hand)
         if bounds is not None:
             low, high = bounds
@@ -208,16 +233,16 @@ def _hand_actions(state: TableState, hand: Hand, p: Player) -> list[LegalAction]
                 if low == high
                 else LegalAction("blind", min=low, max=high)
             )
-        out.append(LegalAction("pass"))
+        out.append(_PASS)
     if not p.looked:
-        out.append(LegalAction("look"))
-    if mine and hand.phase == "betting":
+        out.append(_LOOK)
+    if mine and phase == "betting":
         bounds = betting.raise_range(state, hand, p)
         if betting.call_refusal_given(state, hand, p, bounds) is None:
             out.append(LegalAction("call", amount=hand.level - p.put_in))
         if bounds is not None and p.raises < state.settings.max_raises:
             out.append(LegalAction("raise", min=bounds[0], max=bounds[1]))
-        out.append(LegalAction("fold"))
+        out.append(_FOLD)
     return out
 
 
