@@ -99,11 +99,12 @@ export class TableSocket {
       this.retry = 0;
       this.startPings(ws);
       this.onStatus("live");
-      ws.send(JSON.stringify({ type: "resume", after: this.after }));
+      // views: each event frame also brings our view at its version (no GET per event).
+      ws.send(JSON.stringify({ type: "resume", after: this.after, views: true }));
     } else if (frame.type === "event") {
       if (frame.version <= this.after) return; // already seen (a resume overlap): skip
       this.after = frame.version;
-      this.onEvent(frame.event || { version: frame.version });
+      this.onEvent(frame.event || { version: frame.version }, frame.view || null);
     }
   }
 }

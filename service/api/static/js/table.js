@@ -44,7 +44,7 @@ export class TableScreen {
     this.render();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
-      onEvent: (event) => this.onEvent(event),
+      onEvent: (event, view) => this.onEvent(event, view),
       onStatus: (status) => this.setStatus(status),
       onFatal: (message, options) => this.socketRefused(message, options),
     }).start();
@@ -67,10 +67,11 @@ export class TableScreen {
 
   unmount() {
     clearInterval(this.clock);
+    clearTimeout(this.viewTimer);
     if (this.socket) this.socket.stop();
   }
 
-  onEvent(event) {
+  onEvent(event, view) {
     const data = event.data || {};
     if (typeof event.at === "number") {
       // How far this device's clock runs ahead of the server's (plus a little latency), so
@@ -83,7 +84,25 @@ export class TableScreen {
       this.result = { ...data, shown: this.shown, names: this.names() };
       this.shown = null;
     }
-    this.refresh();
+    if (view) {
+      this.show(view);
+    } else {
+      // The frame came without a view (one that a newer frame follows at once, or an old
+      // server): the next frame brings it; fetch only if none has come shortly.
+      const version = event.version;
+      clearTimeout(this.viewTimer);
+      this.viewTimer = setTimeout(() => {
+        if (!this.view || this.view.version < version) this.refresh();
+      }, 300);
+    }
+  }
+
+  /** Take a view the socket brought, unless a newer one is already shown. */
+  show(view) {
+    if (this.view && view.version < this.view.version) return;
+    this.view = view;
+    this.noteResult();
+    this.render();
   }
 
   /** Re-fetch the view; events arriving meanwhile cause exactly one more fetch. */
@@ -96,9 +115,7 @@ export class TableScreen {
       do {
         this.again = false;
         try {
-          this.view = await this.app.api.view(this.tableId);
-          this.noteResult();
-          this.render();
+          this.show(await this.app.api.view(this.tableId));
         } catch (err) {
           toast(err.message);
         }
