@@ -340,7 +340,29 @@ class RedisEventStore:
             if batch:
                 last, head = batch[-1].version, batch[-1].hash
             if len(batch) < PAGE:
+                await self._check_not_truncated(stream, last)
                 return last
+
+    async def _check_not_truncated(self, stream: str, last: int) -> None:
+        """Removing the newest events leaves a valid, shorter chain. Two records outside the
+        chain still remember them: the stream's own counters (XDEL cannot lower
+        `last-generated-id` or `entries-added`) and the action_id index (every command the
+        service appends carries an action_id whose recorded version must exist)."""
+        keys = keys_for(stream)
+        if last:
+            info = await self._read_op(self._client.xinfo_stream, keys.events)
+            generated = version_of(info["last-generated-id"])
+            added = int(info.get("entries-added", last))
+            if generated > last or added > last:
+                raise ChainBroken(
+                    stream, last + 1, f"events after version {last} were removed from the stream"
+                )
+        recorded = await self._read_op(self._client.hvals, keys.actions)
+        highest = max((int(v) for v in recorded), default=0)
+        if highest > last:
+            raise ChainBroken(
+                stream, last + 1, f"an action recorded at version {highest} is missing"
+            )
 
     async def head_hash(self, stream: str) -> tuple[int, str]:
         """(version, chain hash) of the stream's head; (0, ZERO_HASH) when empty."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -62,8 +63,10 @@ async def test_a_removed_event(store: RedisEventStore, version: int) -> None:
         return [e for e in events if e.version != version]
 
     if version == N:
-        # Dropping the head leaves a valid shorter chain: that is caught by a pinned head hash
-        # (see chain.py), not by verify -- check the survivors still verify to N-1.
+        # Rewriting the whole stream without its head, when no event carried an action_id,
+        # leaves a valid shorter chain and nothing else that remembers the head: the limit of
+        # what the store alone can show (a client that saw version N can). The survivors
+        # still verify to N-1. The tests below cover the removals verify does catch.
         s = new_stream()
         for v in range(N):
             await store.append(s, [b"x%d" % v], expected_version=v)
@@ -94,3 +97,30 @@ async def test_an_appended_forgery_after_a_valid_head(store: RedisEventStore) ->
         return [*events, StoredEvent(N + 1, b'{"n":999}', last.at, "0" * 64)]
 
     assert await tampered(store, forge) == N + 1
+
+
+async def test_deleting_the_newest_event_is_caught_by_the_stream_counters(
+    store: RedisEventStore,
+) -> None:
+    s = new_stream()
+    for v in range(N):
+        await store.append(s, [b"x%d" % v], expected_version=v)
+    client: Any = store.client
+    await client.xdel(f"svara:{{{s}}}:events", f"{N}-0")
+    with pytest.raises(ChainBroken) as info:
+        await store.verify(s)
+    assert info.value.version == N
+    assert "removed" in info.value.reason
+
+
+async def test_dropping_the_head_by_rewriting_is_caught_by_the_action_index(
+    store: RedisEventStore,
+) -> None:
+    s = new_stream()
+    for v in range(N):
+        await store.append(s, [b"x%d" % v], expected_version=v, action_id=f"a{v}")
+    await rewrite(store, s, lambda events: events[:-2])
+    with pytest.raises(ChainBroken) as info:
+        await store.verify(s)
+    assert info.value.version == N - 1
+    assert f"recorded at version {N}" in info.value.reason
