@@ -18,25 +18,27 @@ class PackedXread:
         head = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS"]
         self._head_len = len(head)
         self._head = b"".join(_bulk(a) for a in head)
-        self._keys: dict[str, bytes] = {}
-        self._ids: dict[str, tuple[int, bytes]] = {}
+        self._keys: tuple[str, ...] = ()
+        self._keys_blob = b""
+        self._versions: tuple[int, ...] = ()
+        self._ids: list[bytes] = []
 
     def pack(self, positions: dict[str, int]) -> bytes:
         """RESP for `XREAD COUNT c BLOCK b STREAMS <keys> <version>-0 ...` (what redis-py's
-        pack_command would produce for the same arguments)."""
-        if len(self._keys) > 2 * len(positions) + 64:  # streams came and went: drop the rest
-            self._keys = {k: v for k, v in self._keys.items() if k in positions}
-            self._ids = {k: v for k, v in self._ids.items() if k in positions}
-        keys: list[bytes] = []
-        ids: list[bytes] = []
-        for key, version in positions.items():
-            packed_key = self._keys.get(key)
-            if packed_key is None:
-                packed_key = self._keys[key] = _bulk(key.encode())
-            packed_id = self._ids.get(key)
-            if packed_id is None or packed_id[0] != version:
-                packed_id = self._ids[key] = (version, _bulk(b"%d-0" % version))
-            keys.append(packed_key)
-            ids.append(packed_id[1])
+        pack_command would produce for the same arguments). The keys' part is rebuilt only
+        when the set of streams changes, and an id only when its stream's position moved."""
+        keys = tuple(positions)
+        versions = tuple(positions.values())
+        if keys != self._keys:
+            self._keys = keys
+            self._keys_blob = b"".join([_bulk(k.encode()) for k in keys])
+            self._versions = versions
+            self._ids = [_bulk(b"%d-0" % v) for v in versions]
+        elif versions != self._versions:
+            ids = self._ids
+            for i, (new, old) in enumerate(zip(versions, self._versions, strict=True)):
+                if new != old:
+                    ids[i] = _bulk(b"%d-0" % new)
+            self._versions = versions
         count = self._head_len + 2 * len(keys)
-        return b"*%d\r\n" % count + self._head + b"".join(keys) + b"".join(ids)
+        return b"*%d\r\n" % count + self._head + self._keys_blob + b"".join(self._ids)
