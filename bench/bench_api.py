@@ -452,14 +452,15 @@ six frames, the newest of each batch carrying that player's view (computed lazil
 version and viewer); and the timer driver starts each next hand. Profiled with py-spy, the
 biggest single cost is now the system calls (a socket write per Redis command, per HTTP
 answer and per WebSocket frame), then aiohttp's request handling; the game core's own
-decide/view is under a tenth. Before this work (same bench, README of the previous commit)
-an action also cost a GET of the view and three more Redis round trips (action_id lookup,
-two tail reads), the hub re-packed an XREAD naming all 200 streams after every delivery
-(~0.5 ms each), and the driver read 200 versions one by one every 2 s: svara 270 actions/s
-vs bare 2195 (0.12x), 2.29 ms server CPU per action, p99 90 ms at one action per table per
-second. The p99 target holds with headroom at 200 tables; the 0.5x throughput target would
-need the server's CPU per action within about twice the bare stack's, which fan-out to three
-sockets alone exceeds in CPython. Scaling out is by replicas (`docker-compose.yml` runs
+decide/view is under a tenth. Before this work (same bench, README of commit 65a2f8b)
+an action also cost a GET of the view (an HTTP request and a tail read) and an action_id
+lookup, the hub re-packed an XREAD naming all 200 streams after every delivery (~0.5 ms
+each), and the driver read 200 versions one by one every 2 s: svara 270 actions/s vs bare
+2195 (0.12x), 2.29 ms server CPU per action, p99 90 ms at one action per table per second.
+Both servers get about the same share of a core on this shared machine, so the actions/s
+ratio follows the CPU-per-action ratio. The p99 target holds with headroom at 200 tables;
+the 0.5x throughput target would need the server's CPU per action within about twice the
+bare stack's, which the fan-out to three sockets alone exceeds in CPython. Scaling out is by replicas (`docker-compose.yml` runs
 two), which share nothing but Redis; every guarantee (idempotency, version checks,
 exactly-once timeouts, per-viewer privacy, gap-free sockets) is unchanged and tested."""
 
