@@ -460,9 +460,10 @@ each), and the driver read 200 versions one by one every 2 s: svara 270 actions/
 Both servers get about the same share of a core on this shared machine, so the actions/s
 ratio follows the CPU-per-action ratio. The p99 target holds with headroom at 200 tables;
 the 0.5x throughput target would need the server's CPU per action within about twice the
-bare stack's, which the fan-out to three sockets alone exceeds in CPython. Scaling out is by replicas (`docker-compose.yml` runs
-two), which share nothing but Redis; every guarantee (idempotency, version checks,
-exactly-once timeouts, per-viewer privacy, gap-free sockets) is unchanged and tested."""
+bare stack's, which the fan-out to three sockets alone exceeds in CPython. Scaling out is
+by replicas (`docker-compose.yml` runs two), which share nothing but Redis; every
+guarantee (idempotency, version checks, exactly-once timeouts, per-viewer privacy, gap-free
+sockets) is unchanged and tested."""
 
 
 def update_readme(text: str) -> None:
