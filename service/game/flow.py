@@ -46,27 +46,28 @@ def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
 
 
 def choose_dealer(state: TableState, eligible: list[Seat]) -> int:
-    seats = {s.seat for s in eligible}
+    """The first eligible seat clockwise from the rule's dealer (`eligible` in seat order)."""
     start = state.next_dealer
     if start is None:
         present = [s for s in state.seats if s is not None]
         start = min(present, key=lambda s: s.order).seat
-    n = state.settings.max_seats
-    for k in range(n):
-        if (start + k) % n in seats:
-            return (start + k) % n
-    raise AssertionError("no eligible dealer")
+    for s in eligible:
+        if s.seat >= start:
+            return s.seat
+    if not eligible:
+        raise AssertionError("no eligible dealer")
+    return eligible[0].seat  # wrapped past the last seat
 
 
 def start_hand(tx: Tx) -> None:
     """Deal a new hand to every eligible player (the caller checked there are 2 or more)."""
     state = tx.state
-    eligible = state.eligible_seats()
+    eligible = state.eligible_seats()  # in seat order: the seats tuple is indexed by number
     seed = _seed(tx)
     dealer = choose_dealer(state, eligible)
-    n = state.settings.max_seats
-    chosen = {s.seat for s in eligible}
-    participants = tuple((dealer + k) % n for k in range(1, n + 1) if (dealer + k) % n in chosen)
+    numbers = [s.seat for s in eligible]
+    cut = numbers.index(dealer) + 1
+    participants = (*numbers[cut:], *numbers[:cut])  # clockwise from the dealer's left
     number = state.hand_number + 1
     ante = state.settings.ante
     tx.emit(

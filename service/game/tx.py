@@ -8,13 +8,15 @@ the trailing events it only returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from events.table import TableEvent
 from service.game.evolve import APPLY
 from service.game.state import Hand, TableState
 
 
 class Tx:
-    __slots__ = ("_applied", "_state", "events", "now", "seed", "settings", "table_id")
+    __slots__ = ("_applied", "_state", "emit", "events", "now", "seed", "settings", "table_id")
 
     def __init__(self, state: TableState, now: float, seed: bytes) -> None:
         self._state = state
@@ -24,23 +26,28 @@ class Tx:
         self.now = now
         self.seed = seed
         self.events: list[TableEvent] = []
-
-    def emit(self, event: TableEvent) -> None:
-        self.events.append(event)
+        # Emitting is appending: the list's own bound method, no Python frame per event.
+        self.emit: Callable[[TableEvent], None] = self.events.append
 
     @property
     def state(self) -> TableState:
         events = self.events
         if self._applied != len(events):
-            state = self._state
-            for event in events[self._applied :]:
-                state = APPLY[type(event)](state, event)
-            self._state = state
-            self._applied = len(events)
+            self._catch_up()
         return self._state
+
+    def _catch_up(self) -> None:
+        state = self._state
+        events = self.events
+        for event in events[self._applied :]:
+            state = APPLY[type(event)](state, event)
+        self._state = state
+        self._applied = len(events)
 
     @property
     def hand(self) -> Hand:
-        hand = self.state.hand
+        if self._applied != len(self.events):
+            self._catch_up()
+        hand = self._state.hand
         assert hand is not None
         return hand
