@@ -70,4 +70,9 @@ def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEve
         return seating.create_table(state, command)
     if state is None:
         raise GameError("table_not_found", "no such table")
-    return _run(state, command).events
+    handler = _HANDLERS.get(type(command))  # `_run` inlined: decide runs for every action
+    if handler is None:
+        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
+    tx = Tx(state, command.now, command.seed)
+    handler(tx, command)
+    return tx.events
