@@ -1,0 +1,30 @@
+"""The code stays `ruff` and `mypy --strict` clean: a regression here fails the suite."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_ruff_finds_nothing() -> None:
+    result = _run("ruff", "check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_finds_nothing() -> None:
+    result = _run("mypy")  # packages and strictness come from pyproject.toml
+    assert result.returncode == 0, result.stdout + result.stderr
