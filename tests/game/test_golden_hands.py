@@ -1,0 +1,67 @@
+"""Golden hands: the benchmark's random hands must keep producing the same bytes.
+
+Speed work on the game core must not change behaviour. These digests were recorded before
+the 2026-11-29 optimisation round; a change here means events or snapshots changed, which
+is a rules or format change, never a refactoring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import random
+from pathlib import Path
+
+import msgspec
+
+from service.game import commands as cmd
+from service.game.decider import decide, evolve, step
+from service.game.state import TableState, encode_state
+
+# The bench's own move chooser, loaded from its file (bench/ is not a package).
+_BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_game.py"
+_spec = importlib.util.spec_from_file_location("bench_game", _BENCH)
+assert _spec is not None and _spec.loader is not None
+bench_game = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_game)
+
+EVENTS_DIGEST = "de28940fe1e730978af09c3b618b469f08de36024d7fe7b0b604cd5c7cce2c7c"
+STATES_DIGEST = "8f47a3d9c8502644dd26f06e9b1136c6c1ebc569ef170f7cd092bc2177223cf3"
+
+
+def _play(hands: int, seed: int, use_step: bool) -> tuple[str, str]:
+    """Digests of every event and every resulting state's snapshot over `hands` hands."""
+    encode = msgspec.msgpack.Encoder().encode
+    events_hash, states_hash = hashlib.sha256(), hashlib.sha256()
+    rng = random.Random(seed)
+    state: TableState = bench_game.new_table(rng)
+    now, done = 1_000.0, 0
+    while done < hands:
+        hand = state.hand
+        command: cmd.TableCommand
+        if hand is None or hand.phase == "settled":
+            done += hand is not None
+            deadline = state.deadline
+            assert deadline is not None
+            now = max(now, deadline)
+            command = cmd.Tick(now=now, seed=rng.randbytes(32))
+        else:
+            command = bench_game._command(state, rng, now)
+        if use_step:
+            events, state = step(state, command)
+        else:
+            events = decide(state, command)
+            for e in events:
+                state = evolve(state, e)
+        for e in events:
+            events_hash.update(encode(e))
+        states_hash.update(encode_state(state))
+    return events_hash.hexdigest(), states_hash.hexdigest()
+
+
+def test_decide_and_evolve_give_the_recorded_bytes() -> None:
+    assert _play(200, seed=7, use_step=False) == (EVENTS_DIGEST, STATES_DIGEST)
+
+
+def test_step_gives_the_same_bytes_as_decide_and_evolve() -> None:
+    assert _play(200, seed=7, use_step=True) == (EVENTS_DIGEST, STATES_DIGEST)
