@@ -86,7 +86,7 @@ def test_other_pairs_score_nothing_by_themselves() -> None:
 def test_lookup_agrees_with_the_rules_for_every_hand_and_variant() -> None:
     for joker_pair in ("sum", "substitute"):
         for natural in (34, 30, 33):
-            options = ScoringOptions(joker_pair=joker_pair, natural_777=natural)  # type: ignore[arg-type]
+            options = ScoringOptions(joker_pair=joker_pair, natural_777=natural)
             for hand in combinations(CANONICAL_DECK, 3):
                 assert score(hand, options) == compute_score(hand, options)
 
