@@ -20,30 +20,36 @@ from service.game.state import TableState
 PLAYERS = (101, 102, 103)
 
 
+def setup_commands(rng: random.Random, now: float = 1_000.0) -> list[cmd.TableCommand]:
+    """Create the bench table and seat its three players (shared with bench_store.py)."""
+    settings = TableSettings(ante=1, max_buy_in=10**9)
+    commands: list[cmd.TableCommand] = [
+        cmd.CreateTable(table_id="bench", settings=settings, created_by=1, now=now)
+    ]
+    for uid in PLAYERS:
+        commands.append(
+            cmd.SitDown(
+                user_id=uid,
+                name=str(uid),
+                buy_in=10**8,
+                transfer_id=str(uid),
+                now=now,
+                seed=rng.randbytes(32),
+            )
+        )
+    return commands
+
+
 def new_table(rng: random.Random) -> TableState:
     state = None
-    now = 1_000.0
-    settings = TableSettings(ante=1, max_buy_in=10**9)
-    create = cmd.CreateTable(table_id="bench", settings=settings, created_by=1, now=now)
-    events = decide(state, create)
-    for e in events:
-        state = evolve(state, e)
-    for uid in PLAYERS:
-        c = cmd.SitDown(
-            user_id=uid,
-            name=str(uid),
-            buy_in=10**8,
-            transfer_id=str(uid),
-            now=now,
-            seed=rng.randbytes(32),
-        )
-        for e in decide(state, c):
+    for command in setup_commands(rng):
+        for e in decide(state, command):
             state = evolve(state, e)
     assert state is not None
     return state
 
 
-def _command(state: TableState, rng: random.Random, now: float) -> cmd.TableCommand:
+def random_command(state: TableState, rng: random.Random, now: float) -> cmd.TableCommand:
     """A uniformly random legal action of a player who may act now.
 
     Kept lean on purpose (index by `rng.random()`, no per-call list building on turns): the
@@ -86,7 +92,7 @@ def play(hands: int, seed: int = 1, use_step: bool = False) -> tuple[int, int]:
             now = max(now, deadline)
             command: cmd.TableCommand = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = _command(state, rng, now)
+            command = random_command(state, rng, now)
         if use_step:
             new, state = step(state, command)
             events += len(new)

@@ -62,12 +62,12 @@ class Fold:
             print(f"(real codec/fold unavailable: {exc!r})")
 
     def _use_game(self) -> None:
+        import bench_game  # beside this script: the same random legal play as the game bench
+
         from events.codec import decode_table_event, decode_table_events, encode_table_event
         from service.game import commands as cmd
         from service.game.decider import decide
         from service.game.evolve import evolve, fold
-        from service.game.legal import legal_actions
-        from service.game.settings import TableSettings
         from service.game.state import decode_state, encode_state
 
         def play(n: int) -> list[bytes]:
@@ -83,49 +83,15 @@ class Fold:
                     state = evolve(state, event)
                     out.append(encode_table_event(event))
 
-            run(
-                cmd.CreateTable(
-                    table_id="bench",
-                    settings=TableSettings(ante=1, max_buy_in=10**9),
-                    created_by=1,
-                    now=now,
-                )
-            )
-            for uid in (101, 102, 103):
-                run(
-                    cmd.SitDown(
-                        user_id=uid,
-                        name=str(uid),
-                        buy_in=10**8,
-                        transfer_id=str(uid),
-                        now=now,
-                        seed=rng.randbytes(32),
-                    )
-                )
+            for command in bench_game.setup_commands(rng, now):
+                run(command)
             while len(out) < n:
                 hand = state.hand
                 if hand is None or hand.phase == "settled":
                     now = max(now, state.deadline)
                     run(cmd.Tick(now=now, seed=rng.randbytes(32)))
                     continue
-                if hand.phase == "svara_join":
-                    actors = [state.seats[s] for s in hand.eligible if s not in hand.answered]
-                else:
-                    actors = [state.seats[hand.turn]] if hand.turn is not None else []
-                seat = rng.choice(actors)
-                action = rng.choice(legal_actions(state, seat.user_id))
-                amount = action.amount
-                if action.min is not None and action.max is not None:
-                    amount = rng.randint(action.min, min(action.max, action.min + 20))
-                run(
-                    cmd.command_for_action(
-                        action.type,
-                        user_id=seat.user_id,
-                        amount=amount,
-                        now=now,
-                        seed=rng.randbytes(32),
-                    )
-                )
+                run(bench_game.random_command(state, rng, now))
             return out[:n]
 
         self.events = play

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
@@ -12,6 +11,7 @@ from service.bot import attach_bot
 from service.tables.facade import Tables
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
+from tests.webapp.server import free_port as webapp_free_port
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
 PUBLIC_URL = "https://svara.example"
@@ -19,14 +19,7 @@ PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
 
 
 def free_port() -> int:
-    for port in PORTS:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 8200-8249")
+    return webapp_free_port(PORTS)
 
 
 @pytest.fixture

@@ -46,7 +46,7 @@ def _play(hands: int, seed: int, use_step: bool) -> tuple[str, str]:
             now = max(now, deadline)
             command = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = bench_game._command(state, rng, now)
+            command = bench_game.random_command(state, rng, now)
         if use_step:
             events, state = step(state, command)
         else:
