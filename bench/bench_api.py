@@ -152,7 +152,7 @@ class Seat:
         self.init = sign_init_data(TOKEN, user_id=user_id, name=f"bench {user_id}")
         self.headers = {"Authorization": f"tma {self.init}"}
         self.arrived: dict[int, float] = {}  # version -> when this player's socket got it
-        self.turn_seat: int | None = None  # from the latest turn_deadline_set event
+        self.turn_seat: int | None = None  # from the latest event that set the turn
         self.seat: int | None = None
         self.got = asyncio.Event()
         self.ws: aiohttp.ClientWebSocketResponse | None = None
@@ -196,6 +196,8 @@ class Seat:
                 event = frame["event"]
                 if event["type"] == "turn_deadline_set":
                     self.turn_seat = int(event["data"]["seat"])
+                elif event["data"].get("turn") is not None:  # an action that handed it on
+                    self.turn_seat = int(event["data"]["turn"])
 
 
 def policy(view: JSON) -> tuple[str, int | None] | None:

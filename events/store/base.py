@@ -91,6 +91,11 @@ class EventStore(Protocol):
         """
         ...
 
+    def subscribe_batches(self, stream: str, after: int) -> AsyncIterator[list[StoredEvent]]:
+        """The same events as `subscribe`, in non-empty lists of consecutive events: whatever
+        is at hand at once (a catch-up page, or everything one live read delivered)."""
+        ...
+
     async def save_snapshot(self, stream: str, version: int, data: bytes) -> None:
         """Cache a folded state at `version`; never required for correctness."""
         ...

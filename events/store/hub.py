@@ -34,33 +34,63 @@ Connect = Callable[[str], Awaitable["Redis"]]
 
 
 class Subscription:
-    """One subscriber's bounded queue. `error` is set when it must stop."""
+    """One subscriber's bounded buffer of delivered events. `error` is set when it must stop.
+
+    The reader hands over everything one XREAD brought for the stream at once, and the
+    consumer takes everything buffered at once (`next_batch`): one wake-up per read, not per
+    event."""
+
+    __slots__ = ("_waiter", "error", "pending", "size")
 
     def __init__(self, size: int) -> None:
-        self.queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue(maxsize=size)
+        self.size = size
+        self.pending: list[StoredEvent] = []
         self.error: Exception | None = None
+        self._waiter: asyncio.Future[None] | None = None
 
     def offer(self, event: StoredEvent) -> bool:
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:
+        return self.offer_many([event])
+
+    def offer_many(self, events: list[StoredEvent]) -> bool:
+        if self.error is not None:
+            return False
+        if len(self.pending) + len(events) > self.size:
             self.fail(SubscriberTooSlow("subscriber queue overflowed; resume from your version"))
             return False
+        self.pending += events
+        self._wake()
         return True
 
     def fail(self, error: Exception) -> None:
         if self.error is None:
             self.error = error
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(None)  # wake a consumer blocked on get()
+        self._wake()  # a consumer blocked in next_batch() raises it
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def next_batch(self) -> list[StoredEvent]:
+        """Everything delivered since the last call (at least one event), in order."""
+        while True:
+            if self.error is not None:
+                raise self.error
+            if self.pending:
+                batch, self.pending = self.pending, []
+                return batch
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
 
     async def next(self) -> StoredEvent:
-        if self.error is not None:
-            raise self.error
-        item = await self.queue.get()
-        if item is None or self.error is not None:
-            raise self.error or StoreUnavailable("subscription closed")
-        return item
+        """One event (the batch's first; the rest stay buffered)."""
+        batch = await self.next_batch()
+        if len(batch) > 1:
+            self.pending[:0] = batch[1:]
+        return batch[0]
 
 
 class _Group:
@@ -213,10 +243,8 @@ class Hub:
                 continue
             group.positions[key] = max(group.positions[key], events[-1].version)
             for sub in list(group.subs.get(key, ())):
-                for event in events:
-                    if not sub.offer(event):
-                        self.unregister(key, sub)
-                        break
+                if not sub.offer_many(events):
+                    self.unregister(key, sub)
 
     @staticmethod
     async def _drop_connections(group: _Group) -> None:

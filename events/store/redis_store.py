@@ -267,7 +267,17 @@ class RedisEventStore:
         return out
 
     async def subscribe(self, stream: str, after: int) -> AsyncIterator[StoredEvent]:
-        """Catch up with XRANGE pages, then hand over to the process's XREAD reader.
+        """Every event after `after`, then live ones (`subscribe_batches`, one at a time)."""
+        async for batch in self.subscribe_batches(stream, after):
+            for event in batch:
+                yield event
+
+    async def subscribe_batches(
+        self, stream: str, after: int
+    ) -> AsyncIterator[list[StoredEvent]]:
+        """Catch up with XRANGE pages, then hand over to the process's XREAD reader; each item
+        is a non-empty list of consecutive events (a page, or all the reader delivered since
+        the consumer last asked), so a consumer pays one hop per read, not per event.
 
         The hand-over is exact because we track `last` ourselves: live events at or below it are
         dropped, and a gap (the reader was already past us) is fetched with XRANGE.
@@ -276,33 +286,42 @@ class RedisEventStore:
         last = after
         while True:
             batch = await self.read(stream, last, PAGE)
-            for event in batch:
-                yield event
-                last = event.version
+            if batch:
+                yield batch
+                last = batch[-1].version
             if len(batch) < PAGE:
                 break
         sub, position = self._hub.register(keys.events, last)
         try:
             if position > last:
-                for event in await self.read(stream, last, position - last):
-                    yield event
-                    last = event.version
+                for page in await self._pages(stream, last, position - last):
+                    yield page
+                    last = page[-1].version
             while True:
-                event = await sub.next()
-                if event.version <= last:
-                    continue
-                if event.version > last + 1:
-                    for missed in await self.read(stream, last, event.version - 1 - last):
-                        yield missed
-                        last = missed.version
-                    if event.version != last + 1:
-                        raise SubscriberTooSlow(
-                            f"{stream}: could not fill gap before {event.version}"
-                        )
-                yield event
-                last = event.version
+                live = await sub.next_batch()
+                out: list[StoredEvent] = []
+                for event in live:
+                    if event.version <= last:
+                        continue
+                    if event.version > last + 1:
+                        missed = await self.read(stream, last, event.version - 1 - last)
+                        out += missed
+                        if missed:
+                            last = missed[-1].version
+                        if event.version != last + 1:
+                            raise SubscriberTooSlow(
+                                f"{stream}: could not fill gap before {event.version}"
+                            )
+                    out.append(event)
+                    last = event.version
+                if out:
+                    yield out
         finally:
             self._hub.unregister(keys.events, sub)
+
+    async def _pages(self, stream: str, after: int, limit: int) -> list[list[StoredEvent]]:
+        events = await self.read(stream, after, limit)
+        return [events[i : i + PAGE] for i in range(0, len(events), PAGE)]
 
     # -- snapshots ---------------------------------------------------------------------------
 

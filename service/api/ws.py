@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import struct
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -24,7 +26,7 @@ from service.api import schemas
 from service.api.auth import AuthError
 from service.api.context import CONFIG, SOCKETS, TABLES, charge, user_from_init_data
 from service.api.errors import classify
-from service.tables.facade import User
+from service.tables.facade import FeedItem, User
 
 log = logging.getLogger("svara.api.ws")
 
@@ -48,7 +50,7 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     )
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
-    session = _Session(request.app, ws, request.match_info["table_id"])
+    session = _Session(request.app, ws, request.match_info["table_id"], request.transport)
     try:
         await session.run()
     except ConnectionResetError:
@@ -69,14 +71,17 @@ async def close_all(app: web.Application) -> None:
 
 
 class _Session:
-    def __init__(self, app: web.Application, ws: web.WebSocketResponse, table_id: str) -> None:
+    def __init__(self, app: web.Application, ws: web.WebSocketResponse, table_id: str,
+                 transport: asyncio.Transport | None) -> None:
         self.app = app
         self.ws = ws
+        self.transport = transport
         self.table_id = table_id
         self.tables = app[TABLES]
         self.config = app[CONFIG]
         self.user: User | None = None
         self.feed: list[asyncio.Task[None]] = []
+        self.out: _Out | None = None
 
     async def run(self) -> None:
         if not await self._authenticate():
@@ -177,16 +182,17 @@ class _Session:
         if not self.ws.closed:
             await _send(self.ws, frame)
 
-    # -- the event feed: subscription → bounded queue → socket ------------------------------
+    # -- the event feed: the table's feed → this socket's writer ----------------------------
 
     def _start_feed(self, after: int, views: bool = False) -> None:
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(self.config.ws_queue_size)
-        self.feed = [
-            asyncio.create_task(self._pump(after, views, queue)),
-            asyncio.create_task(self._write(after, queue)),
-        ]
+        out = _Out(self, after, views)
+        self.out = out
+        self.feed = [asyncio.create_task(self._follow(after, views, out))]
 
     async def stop_feed(self) -> None:
+        if self.out is not None:
+            self.out.stop()
+            self.out = None
         for task in self.feed:
             task.cancel()
         for task in self.feed:
@@ -194,19 +200,15 @@ class _Session:
                 await task
         self.feed = []
 
-    async def _pump(self, after: int, views: bool, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    async def _follow(self, after: int, views: bool, out: _Out) -> None:
         try:
-            feed = (
-                self.tables.subscribe(self.user, self.table_id, after, views=True)
-                if views
-                else self.tables.subscribe(self.user, self.table_id, after)
-            )
-            async for event in feed:
-                try:
-                    queue.put_nowait(event)
-                except asyncio.QueueFull:
-                    # Catch-up waits for the writer; a writer stuck this long is a slow client.
-                    await asyncio.wait_for(queue.put(event), self.config.ws_send_timeout_seconds)
+            watch = getattr(self.tables, "watch", None)
+            if watch is not None:
+                await watch(self.user, self.table_id, after, out, views=views,
+                            hold_limit=max(1024, self.config.ws_queue_size))
+            else:  # a Tables without push (test doubles): the same writer over subscribe()
+                await _watch_via_subscribe(self.tables, self.user, self.table_id, after, out,
+                                           views)
         except (TimeoutError, SubscriberTooSlow):
             await self._close_soon(CLOSE_TOO_SLOW, "too slow; reconnect and resume")
         except asyncio.CancelledError:
@@ -218,26 +220,6 @@ class _Session:
             code = CLOSE_NOT_FOUND if known and known[0] == 404 else CLOSE_ERROR
             await self._close_soon(code, known[2] if known else "event feed failed")
 
-    async def _write(self, after: int, queue: asyncio.Queue[dict[str, Any]]) -> None:
-        last = after
-        while True:
-            event = await queue.get()
-            version = int(event["version"])
-            if version <= last:
-                continue  # never a repeat, whatever the feed does
-            last = version
-            frame: dict[str, Any] = {"type": "event", "version": version, "event": event}
-            view = event.get("view")
-            if view is not None:  # the caller's view at this version travels beside the event
-                frame["event"] = {k: v for k, v in event.items() if k != "view"}
-                if callable(view):
-                    # Lazy: computed only for the newest event at hand. One action appends
-                    # several events at once; the client needs the view after the last.
-                    view = view() if queue.empty() else None
-                if view is not None:
-                    frame["view"] = view
-            await _send(self.ws, frame)
-
     async def _close_soon(self, code: int, reason: str) -> None:
         """Close without waiting on a socket that may be the very thing that is stuck."""
         for task in self.feed:
@@ -245,3 +227,173 @@ class _Session:
                 task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 1.0)
+
+
+def _header(length: int) -> bytes:
+    """A final, unmasked text frame's header (server to client, RFC 6455 5.2)."""
+    if length < 126:
+        return _LEN1(0x81, length)
+    if length < 65536:
+        return _LEN2(0x81, 126, length)
+    return _LEN3(0x81, 127, length)
+
+
+_LEN1 = struct.Struct("!BB").pack
+_LEN2 = struct.Struct("!BBH").pack
+_LEN3 = struct.Struct("!BBQ").pack
+_POLL = 0.005  # how often a writer with a backlog looks at the transport again
+
+
+class _Out:
+    """The socket's event writer, called synchronously by the table's feed.
+
+    Each delivery becomes one transport write holding all its frames, each frame built from
+    the event's shared encoding (and, for the newest event, the viewer's view). The frames are
+    written in one piece between aiohttp's own writes, so a ping, pong or close never lands
+    inside one. While the transport holds more than `_HIGH` bytes, frames wait in a backlog of
+    at most `ws_queue_size` deliveries; a backlog that is full, or that cannot move for
+    `ws_send_timeout_seconds`, closes the socket with 4408 (resume by version on reconnect).
+    """
+
+    _HIGH = 256 * 1024
+
+    def __init__(self, session: _Session, after: int, views: bool) -> None:
+        self.session = session
+        self.ws = session.ws
+        self.transport = session.transport
+        self.viewer = session.user.id if session.user is not None else None
+        self.views = views
+        self.last = after
+        self.backlog: list[bytes] = []
+        self.limit = session.config.ws_queue_size
+        self.timeout = session.config.ws_send_timeout_seconds
+        self.flusher: asyncio.Task[None] | None = None
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.backlog = []
+        if self.flusher is not None:
+            self.flusher.cancel()
+
+    def deliver(self, items: Sequence[FeedItem]) -> None:
+        if self.stopped:
+            return
+        viewer = self.viewer
+        last = self.last
+        newest = len(items) - 1
+        parts: list[bytes] = []
+        for index, item in enumerate(items):
+            version = item.version
+            if version <= last:
+                continue  # never a repeat, whatever the feed does
+            last = version
+            event = item.event_json(viewer)
+            view = item.view_json(viewer) if self.views and index == newest else None
+            if view is None:
+                payload = b'{"type":"event","version":%d,"event":%b}' % (version, event)
+            else:
+                payload = b'{"type":"event","version":%d,"event":%b,"view":%b}' % (
+                    version, event, view)
+            parts.append(_header(len(payload)))
+            parts.append(payload)
+        self.last = last
+        if parts:
+            self._write(b"".join(parts))
+
+    def _write(self, data: bytes) -> None:
+        transport = self.transport
+        if self.ws.closed or transport is None or transport.is_closing():
+            self.stopped = True
+            return
+        if self.backlog or transport.get_write_buffer_size() > self._HIGH:
+            self.backlog.append(data)
+            if len(self.backlog) > self.limit:
+                self._too_slow()
+            elif self.flusher is None:
+                self.flusher = asyncio.create_task(self._flush())
+            return
+        transport.write(data)
+
+    async def _flush(self) -> None:
+        try:
+            while self.backlog and not self.stopped:
+                await self._room()
+                if self.stopped or self.ws.closed or self.transport is None:
+                    return
+                data, self.backlog = b"".join(self.backlog), []
+                self.transport.write(data)
+        finally:
+            self.flusher = None
+
+    async def _room(self) -> None:
+        """Wait until the transport holds at most `_HIGH` bytes, giving up (4408) when it
+        has not shrunk for `timeout` seconds."""
+        transport = self.transport
+        assert transport is not None
+        size = transport.get_write_buffer_size()
+        moved = asyncio.get_running_loop().time()
+        while size > self._HIGH:
+            await asyncio.sleep(_POLL)
+            if self.stopped or transport.is_closing():
+                return
+            now = asyncio.get_running_loop().time()
+            current = transport.get_write_buffer_size()
+            if current < size:
+                moved = now
+            elif now - moved > self.timeout:
+                self._too_slow()
+                return
+            size = current
+
+    async def drained(self) -> None:
+        """A catch-up waits for the socket (however long, as long as it moves)."""
+        flusher = self.flusher
+        if flusher is not None:
+            await asyncio.wait([flusher])  # the backlog is written (or the socket closing)
+        if not self.stopped and self.transport is not None:
+            await self._room()
+        if self.stopped and not self.ws.closed:
+            raise SubscriberTooSlow("the socket stopped taking events")
+
+    def _too_slow(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        self.backlog = []
+        task = asyncio.create_task(
+            self.session._close_soon(CLOSE_TOO_SLOW, "too slow; reconnect and resume"))
+        _closing.add(task)
+        task.add_done_callback(_closing.discard)
+
+
+_closing: set[asyncio.Task[None]] = set()
+
+
+class _DictItem:
+    """A `subscribe()` item (a projected event dict, maybe with "view") as a `FeedItem`."""
+
+    __slots__ = ("_item", "version")
+
+    def __init__(self, item: dict[str, Any]) -> None:
+        self._item = item
+        self.version = int(item["version"])
+
+    def event_json(self, viewer: int | None) -> bytes:
+        return _encode({k: v for k, v in self._item.items() if k != "view"})
+
+    def view_json(self, viewer: int | None) -> bytes | None:
+        view = self._item.get("view")
+        if callable(view):
+            view = view()
+        return None if view is None else _encode(view)
+
+
+async def _watch_via_subscribe(
+    tables: Any, user: User | None, table_id: str, after: int, out: _Out, views: bool
+) -> None:
+    feed = (tables.subscribe(user, table_id, after, views=True) if views
+            else tables.subscribe(user, table_id, after))
+    async for item in feed:
+        out.deliver([_DictItem(item)])
+        await out.drained()

@@ -6,7 +6,7 @@ this protocol, so they can be tested against the real service on any store.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -30,6 +30,34 @@ class ServiceError(Exception):
         self.code = code
         self.message = message
         self.extra = extra  # e.g. {"version": 7} for version_conflict
+
+
+class FeedItem(Protocol):
+    """One event as a live feed hands it to a socket: already projected and encoded per
+    viewer, with the viewer's view at its version when that state is at hand."""
+
+    @property
+    def version(self) -> int: ...
+
+    def event_json(self, viewer: int | None) -> bytes:
+        """`{"version","type","at","data"}` as `viewer` may see it, JSON-encoded."""
+        ...
+
+    def view_json(self, viewer: int | None) -> bytes | None:
+        """The viewer's view at `version`, JSON-encoded, or None when not at hand."""
+        ...
+
+
+class FeedSink(Protocol):
+    """Where a pushed feed goes (`TableService.watch`): the API's socket writer."""
+
+    def deliver(self, items: Sequence[FeedItem]) -> None:
+        """Consecutive new events, in order, called synchronously by the feed."""
+        ...
+
+    async def drained(self) -> None:
+        """Wait until what was delivered has left (paces a catch-up; may raise)."""
+        ...
 
 
 class Tables(Protocol):

@@ -31,7 +31,8 @@ from service.tables.bank import Bank, DirectoryReader, append_entry
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
 from service.tables.errors import bad_request, not_found, service_errors
-from service.tables.facade import JSON, ServiceError, Tables, User
+from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.live import Feeds
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers
@@ -100,6 +101,7 @@ class TableService:
             rescan_seconds=rescan_seconds,
         )
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
+        self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
@@ -130,6 +132,7 @@ class TableService:
         """
         tasks, self._tasks = self._tasks, []
         self._stopping.set()
+        self.feeds.close()
         self.driver.stop()
         for task in tasks:
             task.cancel()
@@ -398,6 +401,27 @@ class TableService:
                     if state is not None:
                         item["view"] = LazyView(state, viewer, stored.version)
                 yield item
+
+    async def watch(
+        self,
+        user: User | None,
+        table_id: str,
+        after: int,
+        sink: FeedSink,
+        *,
+        views: bool = False,
+        hold_limit: int = 1024,
+    ) -> None:
+        """What `subscribe` yields, pushed instead: `sink.deliver(items)` gets consecutive
+        `LiveEvent`s (catch-up pages, then every batch the process's table feed reads), each
+        projected, encoded and viewed once per process however many sockets watch the table.
+        With `views`, the newest item of a delivery has its state when at hand. Runs until
+        cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
+        async with service_errors():
+            if not _is_int(after) or after < 0:
+                raise bad_request("after must be a version (a whole number, 0 or more)")
+            await self._existing(table_id)
+            await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():
