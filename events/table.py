@@ -26,6 +26,17 @@ class TableEventBase(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"
     """Common base: `type` is the tag; no shared fields (the store records the time)."""
 
 
+class TurnHandover(TableEventBase, frozen=True, kw_only=True, omit_defaults=True):
+    """Base of the events that may also hand the turn on, saving a separate
+    `turn_deadline_set` after most actions. When `turn` is set, the event also means what
+    `turn_deadline_set` would: `turn`'s move in round `phase` until `deadline`. Unset fields are
+    left out of the JSON (and default fields of the subclasses with them)."""
+
+    turn: int | None = None
+    deadline: float | None = None
+    phase: Phase | None = None
+
+
 class TableCreated(TableEventBase, frozen=True, kw_only=True, tag="table_created"):
     table_id: str
     settings: TableSettings
@@ -63,57 +74,59 @@ class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid"):
     pot: int  # the pot afterwards
 
 
-class CardsDealt(TableEventBase, frozen=True, kw_only=True, tag="cards_dealt"):
+class CardsDealt(TurnHandover, frozen=True, kw_only=True, tag="cards_dealt"):
     deal: int
     cards: dict[int, tuple[str, str, str]]  # seat -> its three cards (secret)
 
 
-class BlindPlaced(TableEventBase, frozen=True, kw_only=True, tag="blind_placed"):
+class BlindPlaced(TurnHandover, frozen=True, kw_only=True, tag="blind_placed"):
     seat: int
     user_id: int
     amount: int  # the blind's size: chips paid, and the new level
 
 
-class Passed(TableEventBase, frozen=True, kw_only=True, tag="passed"):
+class Passed(TurnHandover, frozen=True, kw_only=True, tag="passed"):
     seat: int
     user_id: int
 
 
-class Looked(TableEventBase, frozen=True, kw_only=True, tag="looked"):
+class Looked(TurnHandover, frozen=True, kw_only=True, tag="looked"):
     seat: int
     user_id: int
     cards: tuple[str, str, str]  # shown to that player only
 
 
-class Called(TableEventBase, frozen=True, kw_only=True, tag="called"):
+class Called(TurnHandover, frozen=True, kw_only=True, tag="called"):
     seat: int
     user_id: int
     amount: int  # chips paid
     level: int
 
 
-class Raised(TableEventBase, frozen=True, kw_only=True, tag="raised"):
+class Raised(TurnHandover, frozen=True, kw_only=True, tag="raised"):
     seat: int
     user_id: int
     amount: int  # chips paid
     level: int  # the new level ("raise to")
 
 
-class Folded(TableEventBase, frozen=True, kw_only=True, tag="folded"):
+class Folded(TurnHandover, frozen=True, kw_only=True, tag="folded"):
     seat: int
     user_id: int
     left: bool = False  # folded because the player stood up
 
 
 class TurnDeadlineSet(TableEventBase, frozen=True, kw_only=True, tag="turn_deadline_set"):
-    """Whose turn it is, in which round, and until when (the timer acts after `deadline`)."""
+    """Whose turn it is, in which round, and until when (the timer acts after `deadline`).
+    Only when the event before it cannot carry the turn (see `TurnHandover`); logs written
+    before 2026-11-29 have one after every action."""
 
     seat: int
     deadline: float
     phase: Phase = "betting"
 
 
-class TimedOut(TableEventBase, frozen=True, kw_only=True, tag="timed_out"):
+class TimedOut(TurnHandover, frozen=True, kw_only=True, tag="timed_out"):
     """The server acted for a player whose deadline passed; `action` is what it did."""
 
     seat: int
@@ -175,7 +188,7 @@ class HandSettled(TableEventBase, frozen=True, kw_only=True, tag="hand_settled")
     next_dealer: int  # the seat the next hand's dealer is sought from (clockwise)
 
 
-class PlayerSatOut(TableEventBase, frozen=True, kw_only=True, tag="sat_out"):
+class PlayerSatOut(TurnHandover, frozen=True, kw_only=True, tag="sat_out"):
     seat: int
     user_id: int
     reason: Literal["timeouts"] = "timeouts"

@@ -144,7 +144,7 @@ def _cards_dealt(state: TableState, e: ev.CardsDealt) -> TableState:
     players = tuple(
         [replace(p, cards=cards[p.seat]) if p.seat in cards else p for p in hand.players]
     )
-    return replace(state, hand=replace(hand, players=players))
+    return handed_over(replace(state, hand=replace(hand, players=players)), e)
 
 
 def _blind_placed(state: TableState, e: ev.BlindPlaced) -> TableState:
@@ -163,11 +163,11 @@ def _blind_placed(state: TableState, e: ev.BlindPlaced) -> TableState:
         last_blind=amount,
         last_blind_seat=seat,
     )
-    return _staked(state, seat, amount, new_hand)
+    return handed_over(_staked(state, seat, amount, new_hand), e)
 
 
 def _passed(state: TableState, e: ev.Passed) -> TableState:
-    return _reset_timeouts(state, e.seat)
+    return handed_over(_reset_timeouts(state, e.seat), e)
 
 
 def _looked(state: TableState, e: ev.Looked) -> TableState:
@@ -177,7 +177,7 @@ def _looked(state: TableState, e: ev.Looked) -> TableState:
     seat = e.seat
     i = _index(players, seat)
     players[i] = replace(players[i], looked=True)
-    return _own_action(state, seat, replace(hand, players=tuple(players)))
+    return handed_over(_own_action(state, seat, replace(hand, players=tuple(players))), e)
 
 
 def _called(state: TableState, e: ev.Called) -> TableState:
@@ -188,8 +188,17 @@ def _called(state: TableState, e: ev.Called) -> TableState:
     i = _index(players, e.seat)
     p = players[i]
     players[i] = replace(p, put_in=p.put_in + amount, acted=True)
+    if e.turn is not None and e.phase == hand.phase:  # the usual case, in one rebuild
+        new_hand = replace(
+            hand,
+            players=tuple(players),
+            pot=hand.pot + amount,
+            turn=e.turn,
+            turn_deadline=e.deadline,
+        )
+        return _staked(state, e.seat, amount, new_hand)
     new_hand = replace(hand, players=tuple(players), pot=hand.pot + amount)
-    return _staked(state, e.seat, amount, new_hand)
+    return handed_over(_staked(state, e.seat, amount, new_hand), e)
 
 
 def _raised(state: TableState, e: ev.Raised) -> TableState:
@@ -205,10 +214,21 @@ def _raised(state: TableState, e: ev.Raised) -> TableState:
             for p in hand.players
         ]
     )
+    if e.turn is not None and e.phase == hand.phase:  # the usual case, in one rebuild
+        new_hand = replace(
+            hand,
+            players=players,
+            pot=hand.pot + amount,
+            level=e.level,
+            must_double=False,
+            turn=e.turn,
+            turn_deadline=e.deadline,
+        )
+        return _staked(state, seat, amount, new_hand)
     new_hand = replace(
         hand, players=players, pot=hand.pot + amount, level=e.level, must_double=False
     )
-    return _staked(state, seat, amount, new_hand)
+    return handed_over(_staked(state, seat, amount, new_hand), e)
 
 
 def _index(players: Sequence[Player], seat: int) -> int:
@@ -242,23 +262,42 @@ def _folded(state: TableState, e: ev.Folded) -> TableState:
     seat = e.seat
     i = _index(players, seat)
     players[i] = replace(players[i], folded=True)
-    return _own_action(state, seat, replace(hand, players=tuple(players)))
+    if e.turn is not None and e.phase == hand.phase:  # the usual case, in one rebuild
+        new_hand = replace(
+            hand, players=tuple(players), turn=e.turn, turn_deadline=e.deadline
+        )
+        return _own_action(state, seat, new_hand)
+    return handed_over(_own_action(state, seat, replace(hand, players=tuple(players))), e)
 
 
-def _turn_deadline_set(state: TableState, e: ev.TurnDeadlineSet) -> TableState:
+def _hand_turn(state: TableState, seat: int, deadline: float, phase: ev.Phase) -> TableState:
+    """`seat`'s move in round `phase` until `deadline` (a blind round ending doubles)."""
     hand = state.hand
     assert hand is not None, "no hand in progress"
-    if hand.phase == "blind" and e.phase == "betting":
+    if hand.phase == "blind" and phase == "betting":
         hand = replace(
             hand,
-            turn=e.seat,
-            turn_deadline=e.deadline,
+            turn=seat,
+            turn_deadline=deadline,
             phase="betting",
             must_double=hand.last_blind > 0,
         )
     else:
-        hand = replace(hand, turn=e.seat, turn_deadline=e.deadline, phase=e.phase)
+        hand = replace(hand, turn=seat, turn_deadline=deadline, phase=phase)
     return replace(state, hand=hand)
+
+
+def _turn_deadline_set(state: TableState, e: ev.TurnDeadlineSet) -> TableState:
+    return _hand_turn(state, e.seat, e.deadline, e.phase)
+
+
+def handed_over(state: TableState, e: ev.TurnHandover) -> TableState:
+    """The turn part of a `TurnHandover` event, applied after the rest of it (also what
+    `Tx` applies when it hands the turn on with an event it already applied)."""
+    if e.turn is None:
+        return state
+    assert e.deadline is not None and e.phase is not None
+    return _hand_turn(state, e.turn, e.deadline, e.phase)
 
 
 def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
@@ -269,7 +308,7 @@ def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
     state = _with_seat(state, replace(s, timeouts=s.timeouts + 1), e.seat)
     if e.action == "fold":
         state = _fold_player(state, e.seat)
-    return state
+    return handed_over(state, e)
 
 
 def _showdown(state: TableState, e: ev.ShowdownHappened) -> TableState:
@@ -370,7 +409,7 @@ def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
 
 
 def _sat_out(state: TableState, e: ev.PlayerSatOut) -> TableState:
-    return _with_seat(state, replace(_seat(state, e.seat), sat_out=True), e.seat)
+    return handed_over(_with_seat(state, replace(_seat(state, e.seat), sat_out=True), e.seat), e)
 
 
 def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:

@@ -41,8 +41,7 @@ def _dealt(tx: Tx, number: int, deal: int, participants: tuple[int, ...], seed: 
 
 
 def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
-    deadline = tx.now + tx.settings.turn_seconds
-    tx.emit(ev.TurnDeadlineSet(seat=seat, deadline=deadline, phase=phase))
+    tx.hand_turn(seat, tx.now + tx.settings.turn_seconds, phase)
 
 
 def choose_dealer(state: TableState, eligible: list[Seat]) -> int:

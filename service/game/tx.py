@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from msgspec.structs import replace
+
+from events import table as ev
 from events.table import TableEvent
-from service.game.evolve import APPLY
+from service.game.evolve import APPLY, handed_over
 from service.game.state import Hand, TableState
 
 
@@ -43,6 +46,19 @@ class Tx:
             state = APPLY[type(event)](state, event)
         self._state = state
         self._applied = len(events)
+
+    def hand_turn(self, seat: int, deadline: float, phase: ev.Phase) -> None:
+        """Give `seat` the move: on the event just emitted when it can carry the turn (one
+        event instead of two), else as a `TurnDeadlineSet` of its own."""
+        events = self.events
+        last = events[-1] if events else None
+        if isinstance(last, ev.TurnHandover) and last.turn is None:
+            last = replace(last, turn=seat, deadline=deadline, phase=phase)
+            events[-1] = last
+            if self._applied == len(events):  # already in `_state`: add just the turn
+                self._state = handed_over(self._state, last)
+            return
+        self.emit(ev.TurnDeadlineSet(seat=seat, deadline=deadline, phase=phase))
 
     @property
     def hand(self) -> Hand:

@@ -152,6 +152,16 @@ class Table:
                 return e
         raise AssertionError(f"no {kind.__name__} in the log")
 
+    def last_turn(self) -> tuple[int, float, str]:
+        """(seat, deadline, phase) of the newest turn handed on, by whichever event did it."""
+        for e in reversed(self.log):
+            if isinstance(e, ev.TurnDeadlineSet):
+                return e.seat, e.deadline, e.phase
+            if isinstance(e, ev.TurnHandover) and e.turn is not None:
+                assert e.deadline is not None and e.phase is not None
+                return e.turn, e.deadline, e.phase
+        raise AssertionError("no turn in the log")
+
 
 def table_with(
     users: Sequence[int], buy_in: int = 100, seed: bytes | None = None, **settings: Any

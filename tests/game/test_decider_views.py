@@ -79,7 +79,13 @@ def test_projected_cards_dealt_shows_no_cards_to_anyone() -> None:
     t = table_with([A, B])
     dealt = t.last(ev.CardsDealt)
     for viewer in (A, B, None):
-        assert project_event(dealt, viewer)["data"] == {"deal": 1, "cards": {"0": None, "1": None}}
+        assert project_event(dealt, viewer)["data"] == {
+            "deal": 1,
+            "cards": {"0": None, "1": None},
+            "turn": 1,  # the deal also hands the first blind turn on (public)
+            "deadline": dealt.deadline,
+            "phase": "blind",
+        }
 
 
 def test_projected_looked_shows_cards_to_the_looker_only() -> None:

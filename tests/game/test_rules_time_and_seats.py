@@ -21,12 +21,12 @@ A, B, C, D = 11, 12, 13, 14
 
 def test_time_every_turn_has_a_deadline_of_turn_seconds() -> None:
     t = table_with([A, B, C], turn_seconds=20)
-    turn = t.last(ev.TurnDeadlineSet)
-    assert turn.seat == 1 and turn.deadline == t.now + 20 and turn.phase == "blind"
+    assert t.last_turn() == (1, t.now + 20, "blind")
     assert t.s.deadline == t.now + 20
     t.now += 5
     t.act(B, "blind", 1)
-    assert t.last(ev.TurnDeadlineSet).deadline == t.now + 20 and t.s.hand.turn == 2  # type: ignore[union-attr]
+    assert t.last_turn() == (2, t.now + 20, "blind") and t.s.hand.turn == 2  # type: ignore[union-attr]
+    assert isinstance(t.log[-1], ev.BlindPlaced)  # the blind itself handed the turn on
 
 
 def test_time_a_tick_before_the_deadline_is_not_due() -> None:
@@ -39,7 +39,9 @@ def test_time_a_tick_before_the_deadline_is_not_due() -> None:
 def test_time_timeout_in_the_blind_round_is_a_pass() -> None:
     t = table_with([A, B, C])
     events = t.tick()
-    assert events[0] == ev.TimedOut(seat=1, user_id=B, action="pass")
+    assert events[0] == ev.TimedOut(
+        seat=1, user_id=B, action="pass", turn=1, deadline=t.now + 30, phase="betting"
+    )
     assert t.s.phase == "betting" and t.turn_user == B
 
 
@@ -47,7 +49,9 @@ def test_time_timeout_in_the_betting_round_is_a_fold() -> None:
     t = table_with([A, B, C])
     t.act(B, "pass")
     events = t.tick()
-    assert events[0] == ev.TimedOut(seat=1, user_id=B, action="fold")
+    assert events[0] == ev.TimedOut(
+        seat=1, user_id=B, action="fold", turn=2, deadline=t.now + 30, phase="betting"
+    )
     assert t.s.hand.player(1).folded and t.turn_user == C  # type: ignore[union-attr]
 
 
@@ -148,7 +152,8 @@ def test_seating_leaving_on_your_turn_moves_the_turn_on() -> None:
     t = table_with([A, B, C])
     t.act(B, "pass")
     events = t.leave(B)
-    assert t.types(events) == ["folded", "turn_deadline_set", "player_left"]
+    assert t.types(events) == ["folded", "player_left"]
+    assert events[0].turn == 2  # type: ignore[union-attr]
     assert t.turn_user == C
 
 
