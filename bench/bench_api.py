@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import msgspec
 
 REPO = Path(__file__).resolve().parents[1]
 BARE = REPO.parent / "shared" / "bench" / "bare_stack.py"
@@ -156,7 +157,9 @@ class Seat:
         self.seat: int | None = None
         self.got = asyncio.Event()
         self.ws: aiohttp.ClientWebSocketResponse | None = None
-        self.view: JSON | None = None  # the newest view a frame brought
+        self._view: JSON | None = None  # the newest view a frame brought (decoded) ...
+        self._view_raw: msgspec.Raw | None = None  # ... or its JSON, not decoded yet
+        self.view_version = -1
 
     async def req(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         async with self.session.request(method, self.url + path, json=body,
@@ -179,25 +182,53 @@ class Seat:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.got.wait(), end - time.perf_counter())
 
+    @property
+    def view(self) -> JSON | None:
+        """The newest view a frame brought, decoded on first use (most are never read)."""
+        if self._view is None and self._view_raw is not None:
+            self._view = msgspec.json.decode(self._view_raw)
+        return self._view
+
     async def _read(self) -> None:
         assert self.ws is not None
         async for msg in self.ws:
             if msg.type != aiohttp.WSMsgType.TEXT:
                 break
             now = time.perf_counter()
-            frame = msg.json()
-            if frame.get("type") == "event":
-                self.arrived[frame["version"]] = now
-                view = frame.get("view")
-                if view is not None and (self.view is None
-                                         or view["version"] > self.view["version"]):
-                    self.view = view
+            frame = _decode_frame(msg.data)
+            if frame.type == "event":
+                self.arrived[frame.version] = now
+                if frame.view and frame.version > self.view_version:
+                    self._view, self._view_raw = None, frame.view  # decoded when needed
+                    self.view_version = frame.version
                 self.got.set()
-                event = frame["event"]
-                if event["type"] == "turn_deadline_set":
-                    self.turn_seat = int(event["data"]["seat"])
-                elif event["data"].get("turn") is not None:  # an action that handed it on
-                    self.turn_seat = int(event["data"]["turn"])
+                event = frame.event
+                if event is not None:
+                    if event.type == "turn_deadline_set":
+                        self.turn_seat = int(event.data.seat)
+                    elif isinstance(event.data.turn, int):  # an action that handed it on
+                        self.turn_seat = event.data.turn
+
+
+class _Data(msgspec.Struct):
+    seat: Any = None
+    turn: Any = None
+
+
+class _Event(msgspec.Struct):
+    type: str
+    data: _Data
+
+
+class _Frame(msgspec.Struct):
+    """What the client reads of a socket frame; the view stays raw JSON until it is used."""
+    type: str
+    version: int = 0
+    event: _Event | None = None
+    view: msgspec.Raw = msgspec.Raw()  # empty when the frame has no view
+
+
+_decode_frame = msgspec.json.Decoder(_Frame).decode
 
 
 def policy(view: JSON) -> tuple[str, int | None] | None:
@@ -229,9 +260,9 @@ class Table:
 
     async def view_of(self, seat: Seat, stats: Stats) -> JSON | None:
         """The view the seat's socket brought for our newest version (a GET if none came)."""
-        if seat.view is None or seat.view["version"] < self.version:
+        if seat.view_version < self.version:
             await seat.reached(self.version, within=0.2)
-        if seat.view is not None and seat.view["version"] >= self.version:
+        if seat.view_version >= self.version:
             return seat.view
         status, view = await seat.req("GET", f"/api/tables/{self.id}")
         stats.views += 1
