@@ -76,8 +76,22 @@ def open_redis_store(
             single_connection_client=True,
         )
 
+    async def connect_pipe() -> Redis:
+        return Redis.from_url(
+            url,
+            socket_timeout=COMMAND_SOCKET_TIMEOUT,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            retry=_no_retry(),
+            single_connection_client=True,
+        )
+
     return RedisEventStore(
-        client, connect_reader=connect_reader, block_ms=block_ms, queue_size=queue_size
+        client,
+        connect_reader=connect_reader,
+        block_ms=block_ms,
+        queue_size=queue_size,
+        connect_pipe=connect_pipe,
+        pipe_timeout=COMMAND_SOCKET_TIMEOUT,
     )
 
 

@@ -43,6 +43,7 @@ from events.store.entries import datas_of, raw, to_event, to_events, version_of
 from events.store.gcpause import gc_paused
 from events.store.hub import Connect, Hub
 from events.store.keys import check_stream, keys_for
+from events.store.pipe import Pipe, pack
 
 _TEMPLATE = files("events.store").joinpath("functions.lua").read_text()
 TAG = hashlib.sha1(_TEMPLATE.encode()).hexdigest()[:12]
@@ -97,8 +98,13 @@ class RedisEventStore:
         block_ms: int = 5000,
         queue_size: int = 1024,
         on_close: Callable[[], Awaitable[None]] | None = None,
+        connect_pipe: Callable[[], Awaitable[Redis]] | None = None,
+        pipe_timeout: float = 5.0,
     ) -> None:
         self._client = client
+        # Function calls (appends, snapshots) over one pipelined connection when given one
+        # (a single server); otherwise through the client's pool (cluster, embedded).
+        self._pipe = Pipe(connect_pipe, timeout=pipe_timeout) if connect_pipe else None
         client.set_response_callback("XRANGE", raw)
         client.set_response_callback("XREVRANGE", raw)
         self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size)
@@ -399,6 +405,8 @@ class RedisEventStore:
 
     async def close(self) -> None:
         await self._hub.close()
+        if self._pipe is not None:
+            await self._pipe.close()
         with contextlib.suppress(Exception):
             await self._client.aclose()
         if self._on_close is not None:
@@ -424,6 +432,8 @@ class RedisEventStore:
         for attempt in (1, 2):
             try:
                 with unavailable_as_typed():
+                    if self._pipe is not None:
+                        return await self._pipe.call(pack(["FCALL", name, len(keys), *keys, *args]))
                     return await self._client.fcall(name, len(keys), *keys, *args)
             except rexc.ResponseError as exc:
                 # FUNCTION FLUSH, a restart without persistence, a new cluster node: reload once.

@@ -165,8 +165,15 @@ class Driver:
     # -- firing -------------------------------------------------------------------------------
 
     async def fire(self, table_id: str) -> None:
-        """Do what is due at the table now: a Tick past the deadline, else one bot's action."""
-        loaded = await self.repo.load(table_id)
+        """Do what is due at the table now: a Tick past the deadline, else one bot's action.
+
+        A Tick is decided on the cached state when that says it is due (the process's feed
+        and its own appends keep it current): the append is version-checked and its action id
+        names that version, so a stale cache costs a conflict and a reload, never a second
+        Tick. Anything else (bots) reads the table first."""
+        loaded = self.repo.cached(table_id)
+        if loaded is None or loaded.state is None or not self._due(loaded.state):
+            loaded = await self.repo.load(table_id)
         state = loaded.state
         if state is None:
             return
@@ -193,6 +200,10 @@ class Driver:
         again = await self.repo.load(table_id)
         if again.state is not None:
             self.notice(table_id, again.version, again.state, force=True)
+
+    def _due(self, state: TableState) -> bool:
+        deadline = state.deadline
+        return deadline is not None and self.clock() >= deadline
 
     async def _bot_turn(self, table_id: str, version: int, state: TableState) -> None:
         broke = broke_bots(state)

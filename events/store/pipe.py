@@ -1,0 +1,158 @@
+"""One pipelined connection for a process's function calls (appends and snapshots).
+
+redis-py's pooled `execute_command` costs more CPU than the append itself on the service's hot
+path: argument packing, a pool checkout with a health check, and a task per command for the
+write timeout. Here a command is packed once by the caller, every command issued in the same
+event-loop turn goes out in one write, and one reader task takes the replies in order.
+
+The failure model is the store's: if the connection breaks or a reply does not come within
+`timeout`, every command in flight fails with StoreUnavailable (its outcome is unknown, and a
+retry with the same action_id is safe); the next command opens a new connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import redis.exceptions as rexc
+from redis.asyncio import Redis
+
+from events.store.base import StoreUnavailable
+
+
+def pack(args: Sequence[bytes | str | int]) -> bytes:
+    """A RESP array of bulk strings: how a command goes over the wire."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        else:
+            data = b"%d" % arg
+        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+class Pipe:
+    def __init__(self, connect: Callable[[], Awaitable[Redis]], *, timeout: float) -> None:
+        self._connect = connect
+        self._timeout = timeout
+        self._client: Redis | None = None
+        self._conn: Any = None
+        self._out: list[bytes] = []  # packed, not written yet
+        self._waiting: deque[asyncio.Future[Any]] = deque()  # written ones first, then _out's
+        self._inflight = 0  # written commands whose replies are still due
+        self._scheduled = False
+        self._reader: asyncio.Task[None] | None = None
+        self._opening: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def call(self, packed: bytes) -> Any:
+        """Send one packed command; its reply (an error reply raises as redis-py would)."""
+        if self._closed:
+            raise StoreUnavailable("store closed")
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._out.append(packed)
+        self._waiting.append(future)
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._flush)
+        return await future
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        if not self._out:
+            return
+        conn = self._conn
+        writer = getattr(conn, "_writer", None)
+        if conn is None or writer is None or writer.is_closing():
+            if self._opening is None:
+                self._opening = asyncio.create_task(self._open())
+            return
+        data = b"".join(self._out)
+        count = len(self._out)
+        self._out = []
+        try:
+            writer.write(data)
+        except Exception as exc:
+            self._inflight += count
+            self._broken(exc)
+            return
+        self._inflight += count
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read(conn))
+
+    async def _open(self) -> None:
+        try:
+            client = await self._connect()
+            await client.execute_command("PING")  # type: ignore[no-untyped-call]
+            conn = client.connection
+            if conn is None or getattr(conn, "_writer", None) is None:
+                raise StoreUnavailable("the pipelined connection has no writer")
+        except Exception as exc:
+            self._opening = None
+            self._broken(exc)
+            return
+        self._client, self._conn = client, conn
+        self._opening = None
+        self._flush()
+
+    async def _read(self, conn: Any) -> None:
+        try:
+            while self._inflight and conn is self._conn:
+                try:
+                    async with asyncio.timeout(self._timeout):
+                        reply: Any = await conn.read_response(
+                            timeout=math.inf, disconnect_on_error=False
+                        )
+                except rexc.ResponseError as exc:
+                    reply = exc
+                self._inflight -= 1
+                future = self._waiting.popleft()
+                if not future.done():
+                    if isinstance(reply, rexc.ResponseError):
+                        future.set_exception(reply)
+                    else:
+                        future.set_result(reply)
+        except Exception as exc:
+            if conn is self._conn:
+                self._broken(exc)
+        finally:
+            if self._reader is asyncio.current_task():
+                self._reader = None
+
+    def _broken(self, exc: BaseException) -> None:
+        """Fail everything in flight or queued; the next call reconnects."""
+        error = StoreUnavailable(f"event store unreachable: {exc}")
+        waiting, self._waiting = self._waiting, deque()
+        self._out, self._inflight = [], 0
+        for future in waiting:
+            if not future.done():
+                future.set_exception(error)
+        client, self._client, self._conn = self._client, None, None
+        if client is not None:
+            task = asyncio.ensure_future(_quietly_close(client))
+            task.add_done_callback(lambda t: None)
+
+    async def close(self) -> None:
+        self._closed = True
+        for task in (self._reader, self._opening):
+            if task is not None:
+                task.cancel()
+        if self._waiting:
+            self._broken(StoreUnavailable("store closed"))
+        client, self._client, self._conn = self._client, None, None
+        if client is not None:
+            await _quietly_close(client)
+
+
+async def _quietly_close(client: Redis) -> None:
+    with contextlib.suppress(Exception):
+        await client.aclose()
