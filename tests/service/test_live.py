@@ -1,0 +1,169 @@
+"""`TableService.watch`: the pushed feed behind the sockets. One table feed per table and
+process, however many watchers; every watcher gets a gap-free, repeat-free sequence from its
+`after` through catch-up into live events; the shared projections are exactly
+`project_event`'s for each viewer (privacy); the newest item of a delivery carries the view at
+its version."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+
+import msgspec
+import pytest
+
+from events.codec import decode_table_event
+from service.game.decider import fold
+from service.game.view import project_event
+from service.game.view import view as table_view
+from service.tables.facade import FeedItem, User
+from service.tables.live import LiveEvent
+from service.tables.service import TableService
+from tests.service.conftest import Factory, FakeClock
+from tests.service.helpers import make_users, play_hands, seated_table
+
+pytestmark = pytest.mark.redis
+
+
+class Sink:
+    """Records what a socket would get: versions, the encoded event, and views."""
+
+    def __init__(self, viewer: int | None) -> None:
+        self.viewer = viewer
+        self.versions: list[int] = []
+        self.events: list[dict[str, object]] = []
+        self.views: dict[int, bytes] = {}
+        self.deliveries = 0
+        self.arrived = asyncio.Event()
+
+    def deliver(self, items: Sequence[FeedItem]) -> None:
+        self.deliveries += 1
+        for item in items:
+            self.versions.append(item.version)
+            self.events.append(msgspec.json.decode(item.event_json(self.viewer)))
+        view = items[-1].view_json(self.viewer)
+        if view is not None:
+            self.views[items[-1].version] = view
+        self.arrived.set()
+
+    async def drained(self) -> None:
+        await asyncio.sleep(0)
+
+    async def until(self, version: int) -> None:
+        async with asyncio.timeout(10):
+            while not self.versions or self.versions[-1] < version:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+async def test_watchers_share_one_feed_and_get_every_event_once(
+    services: Factory, clock: FakeClock
+) -> None:
+    writer = await services()  # another process: its appends reach `reader` only via Redis
+    reader = await services()
+    users = make_users(3)
+    outsider = User(id=users[0].id + 1000, name="Spectator")
+    table_id = await seated_table(writer, users)
+    start = await writer.store.version(writer.streams.table(table_id))
+    viewers: list[User | None] = [*users, outsider, None]
+    sinks = [Sink(u.id if u else None) for u in viewers]
+    # different starting points: from scratch, mid-way, and live
+    afters = [0, 2, start, start, 1]
+    tasks = [
+        asyncio.create_task(reader.watch(u, table_id, a, s, views=True))
+        for u, a, s in zip(viewers, afters, sinks, strict=True)
+    ]
+    try:
+        await asyncio.sleep(0.1)
+        assert len(reader.feeds.tables) == 1  # one reader of the table for all five
+        await play_hands(writer, clock, table_id, users, hands=2, rng=random.Random(11))
+        # a late joiner resuming from the start while the table is live
+        late = Sink(users[1].id)
+        tasks.append(asyncio.create_task(reader.watch(users[1], table_id, 0, late, views=True)))
+        await play_hands(writer, clock, table_id, users, hands=3, rng=random.Random(12))
+        version = await writer.store.version(writer.streams.table(table_id))
+        for sink in [*sinks, late]:
+            await sink.until(version)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    assert not reader.feeds.tables  # the last watcher gone, the feed stopped
+
+    stored = await writer.store.read(writer.streams.table(table_id))
+    events = [decode_table_event(e.data) for e in stored]
+    for sink, after in zip([*sinks, late], [*afters, 0], strict=True):
+        assert sink.versions == list(range(after + 1, version + 1))
+        for got, s, event in zip(sink.events, stored[after:], events[after:], strict=True):
+            projected = project_event(event, sink.viewer)
+            assert got == {"version": s.version, "type": projected["type"], "at": s.at,
+                           "data": projected["data"]}
+        # views: every one is the viewer's view of the fold at its version, and the newest
+        # version always got one
+        assert version in sink.views
+        for v, view in sink.views.items():
+            assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
+
+
+async def test_shared_projection_is_each_viewers_own(services: Factory, clock: FakeClock) -> None:
+    """Privacy of the shared encodings: for every event of played hands and every viewer
+    (each player, an outsider, a spectator), what `LiveEvent` hands out is exactly that
+    viewer's `project_event` -- in particular nobody gets another player's `looked` cards."""
+    service = await services()
+    users = make_users(3)
+    table_id = await seated_table(service, users)
+    await play_hands(service, clock, table_id, users, hands=4, rng=random.Random(5))
+    stored = await service.store.read(service.streams.table(table_id))
+    viewers = [u.id for u in users] + [users[0].id + 1000, None]
+    looked = 0
+    for s in stored:
+        item = LiveEvent.of(s)
+        for viewer in reversed(viewers):  # the spectator first: a cached public encoding
+            projected = project_event(item.event, viewer)
+            assert msgspec.json.decode(item.event_json(viewer)) == {
+                "version": s.version, "type": projected["type"], "at": s.at,
+                "data": projected["data"]}
+        looked += projected["type"] == "looked"
+    assert looked  # the bots' strategy looks: the private case was exercised
+
+
+async def test_catch_up_hands_over_without_loss_while_the_table_moves(
+    services: Factory, clock: FakeClock
+) -> None:
+    """A watcher whose catch-up is slow while another keeps the feed busy: the events the feed
+    delivers meanwhile are held and passed on after the catch-up, none twice."""
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    await play_hands(service, clock, table_id, users, hands=1)
+    busy = Sink(users[0].id)
+    first = asyncio.create_task(service.watch(users[0], table_id, 0, busy))
+
+    class SlowSink(Sink):
+        async def drained(self) -> None:
+            await asyncio.sleep(0.05)  # a slow phone during its catch-up
+
+    slow = SlowSink(users[1].id)
+    second = asyncio.create_task(service.watch(users[1], table_id, 0, slow))
+    try:
+        await play_hands(service, clock, table_id, users, hands=3)
+        version = await service.store.version(service.streams.table(table_id))
+        await busy.until(version)
+        await slow.until(version)
+    finally:
+        for task in (first, second):
+            task.cancel()
+        await asyncio.gather(first, second, return_exceptions=True)
+    assert slow.versions == busy.versions == list(range(1, version + 1))
+
+
+async def test_watch_refuses_bad_input(services: Factory) -> None:
+    from service.tables.facade import ServiceError
+
+    service: TableService = await services()
+    users = make_users(1)
+    table_id = await seated_table(service, users)
+    for table, after in ((table_id, -1), ("nope", 0)):
+        with pytest.raises(ServiceError):
+            await service.watch(users[0], table, after, Sink(users[0].id))
