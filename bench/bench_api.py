@@ -47,6 +47,9 @@ from service.api.auth import sign_init_data  # noqa: E402
 
 TOKEN = "4242:bench-token"
 JSON = dict[str, Any]
+# Both servers get the same client: bodies encoded and answers decoded by msgspec.
+_JSON_HEADERS = {"Content-Type": "application/json"}
+_encode = msgspec.json.Encoder().encode
 
 
 # -- processes ------------------------------------------------------------------------------
@@ -127,7 +130,8 @@ async def bare_loops(session: aiohttp.ClientSession, url: str, tables: int,
             while going():
                 t0 = time.perf_counter()
                 try:
-                    async with session.post(f"{url}/act", json=body) as resp:
+                    async with session.post(f"{url}/act", data=_encode(body),
+                                            headers=_JSON_HEADERS) as resp:
                         await resp.read()
                         if resp.status != 200:
                             stats.error(str(resp.status))
@@ -151,7 +155,7 @@ class Seat:
         self.url = url
         self.user_id = user_id
         self.init = sign_init_data(TOKEN, user_id=user_id, name=f"bench {user_id}")
-        self.headers = {"Authorization": f"tma {self.init}"}
+        self.headers = {"Authorization": f"tma {self.init}", **_JSON_HEADERS}
         self.arrived: dict[int, float] = {}  # version -> when this player's socket got it
         self.turn_seat: int | None = None  # from the latest event that set the turn
         self.seat: int | None = None
@@ -162,9 +166,10 @@ class Seat:
         self.view_version = -1
 
     async def req(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        async with self.session.request(method, self.url + path, json=body,
+        data = None if body is None else _encode(body)
+        async with self.session.request(method, self.url + path, data=data,
                                         headers=self.headers) as resp:
-            return resp.status, await resp.json(content_type=None)
+            return resp.status, msgspec.json.decode(await resp.read())
 
     async def listen(self, ws_session: aiohttp.ClientSession, table: str) -> None:
         ws_url = self.url.replace("http", "ws", 1) + f"/api/tables/{table}/ws"
@@ -180,13 +185,16 @@ class Seat:
         while version not in self.arrived and time.perf_counter() < end:
             self.got.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.got.wait(), end - time.perf_counter())
+                async with asyncio.timeout(end - time.perf_counter()):
+                    await self.got.wait()
 
     @property
     def view(self) -> JSON | None:
-        """The newest view a frame brought, decoded on first use (most are never read)."""
+        """The newest view a frame brought, decoded on first use and only as far as a move
+        needs (its version and `you.legal`); a GET brings the whole view."""
         if self._view is None and self._view_raw is not None:
-            self._view = msgspec.json.decode(self._view_raw)
+            lite = _decode_view(self._view_raw)
+            self._view = {"version": lite.version, "you": {"legal": lite.you.legal}}
         return self._view
 
     async def _read(self) -> None:
@@ -229,6 +237,18 @@ class _Frame(msgspec.Struct):
 
 
 _decode_frame = msgspec.json.Decoder(_Frame).decode
+
+
+class _You(msgspec.Struct):
+    legal: list[dict[str, Any]]
+
+
+class _View(msgspec.Struct):
+    version: int
+    you: _You
+
+
+_decode_view = msgspec.json.Decoder(_View).decode
 
 
 def policy(view: JSON) -> tuple[str, int | None] | None:
