@@ -1,15 +1,25 @@
 """Random 3-player hands through decide/evolve, choosing uniformly among legal actions.
 
 Prints hands per second on one core (target: 10,000), for decide + evolve (the brief's
-measure) and for `step` (what the service runs). Run: `python3 bench/bench_game.py [N]`.
+measure) and for `step` (what the service runs), for the game core as it is imported here.
+
+    python bench/bench_game.py [N]              # the build installed here (pure: pip install -e)
+    python bench/bench_game.py [N] --compiled   # also build it with mypyc (bench/compiled.py,
+                                                # needs mypy) and measure that in the same run
+
 Not a test: it measures. The game core is pure, so this is the ceiling of the whole service.
 """
 
 from __future__ import annotations
 
+import argparse
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from service.game import commands as cmd
 from service.game.decider import decide, evolve, step
@@ -119,11 +129,35 @@ def measure(n: int, use_step: bool) -> None:
     )
 
 
+def build_kind() -> str:
+    import importlib
+
+    path = importlib.import_module("service.game.evolve").__file__ or ""
+    return f"compiled (mypyc), from {Path(path).parent}" if path.endswith(".so") else (
+        f"pure Python, from {Path(path).parent}")
+
+
 def main() -> None:
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("hands", nargs="?", type=int, default=10_000)
+    parser.add_argument("--compiled", action="store_true",
+                        help="also build the compiled core in a scratch dir and measure it")
+    args = parser.parse_args()
+    print(f"game core: {build_kind()}")
     play(200)  # warm up the score tables
-    measure(n, use_step=False)
-    measure(n, use_step=True)
+    measure(args.hands, use_step=False)
+    measure(args.hands, use_step=True)
+    if args.compiled:
+        sys.stdout.flush()
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from compiled import build
+
+        with tempfile.TemporaryDirectory(prefix="svara-compiled-") as scratch:
+            print("building the compiled core (mypyc, about half a minute) ...", flush=True)
+            dest = build(Path(scratch))
+            env = {**os.environ, "PYTHONPATH": str(dest)}
+            subprocess.run([sys.executable, __file__, str(args.hands)], env=env, check=True)
 
 
 if __name__ == "__main__":

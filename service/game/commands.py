@@ -116,6 +116,29 @@ _NO_AMOUNT: dict[str, type[Pass | Look | Call | Fold | JoinSvara | SkipSvara | S
 }
 
 
+def check_numbers(command: TableCommand) -> None:
+    """Refuse numbers that are not whole numbers before any handler reads them.
+
+    Clients' numbers reach commands already typed (the API decodes bodies with msgspec), but a
+    direct caller may pass `1.5` or `"3"`. Checked here, in one place, because the compiled
+    build of the game core (mypyc, see README) raises TypeError on the first read of a
+    mistyped field, where the pure build would reach the handler's own check.
+    """
+    if isinstance(command, PlaceBlind):
+        _whole(command.amount, "invalid_amount", "the blind must be a whole number of chips")
+    elif isinstance(command, Raise):
+        _whole(command.amount, "invalid_amount", "the raise must be a whole number of chips")
+    elif isinstance(command, SitDown):
+        _whole(command.buy_in, "invalid_amount", "the buy-in must be a whole number of chips")
+        if command.seat is not None:
+            _whole(command.seat, "invalid_seat", "a seat is a whole number")
+
+
+def _whole(value: object, code: str, message: str) -> None:
+    if type(value) is not int:  # bool is an int subclass, and no number
+        raise GameError(code, message)
+
+
 def command_for_action(
     action: str, *, user_id: int, amount: int | None, now: float, seed: bytes = b""
 ) -> PlayerCommand:

@@ -26,6 +26,9 @@ from service.game.tx import Tx
 
 __all__ = ["decide", "evolve", "fold", "step"]
 
+# Commands carrying numbers from outside: checked by `cmd.check_numbers` before dispatch.
+_NUMBERED: frozenset[type] = frozenset({cmd.PlaceBlind, cmd.Raise, cmd.SitDown})
+
 _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
     cmd.SitDown: seating.sit_down,
     cmd.Leave: seating.leave,
@@ -43,9 +46,12 @@ _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
 
 
 def _run(state: TableState, command: cmd.TableCommand) -> Tx:
-    handler = _HANDLERS.get(type(command))
+    kind = type(command)
+    handler = _HANDLERS.get(kind)
     if handler is None:
-        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
+        raise GameError("unknown_command", f"unknown command {kind.__name__}")
+    if kind in _NUMBERED:
+        cmd.check_numbers(command)
     tx = Tx(state, command.now, command.seed)
     handler(tx, command)
     return tx
@@ -70,9 +76,12 @@ def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEve
         return seating.create_table(state, command)
     if state is None:
         raise GameError("table_not_found", "no such table")
-    handler = _HANDLERS.get(type(command))  # `_run` inlined: decide runs for every action
+    kind = type(command)  # `_run` inlined: decide runs for every action
+    handler = _HANDLERS.get(kind)
     if handler is None:
-        raise GameError("unknown_command", f"unknown command {type(command).__name__}")
+        raise GameError("unknown_command", f"unknown command {kind.__name__}")
+    if kind in _NUMBERED:
+        cmd.check_numbers(command)
     tx = Tx(state, command.now, command.seed)
     handler(tx, command)
     return tx.events

@@ -11,6 +11,7 @@ import hashlib
 import struct
 from collections.abc import Sequence
 from operator import lt, mod
+from typing import Protocol
 
 from service.game.cards import CANONICAL_DECK
 
@@ -32,6 +33,10 @@ _LIMITS = tuple(limit for _, _, limit in _STEPS)
 def commitment(seed: bytes) -> str:
     """Lowercase hex sha256 of the seed: published before the deal."""
     return hashlib.sha256(seed).hexdigest()
+
+
+class _Blocks(Protocol):
+    def block(self, i: int) -> bytes: ...
 
 
 class _Stream:
@@ -79,7 +84,9 @@ def shuffled_deck(seed: bytes, table_id: str, hand: int, deal: int) -> list[str]
     return _shuffle_with_rejections(deck, words, stream)
 
 
-def _shuffle_with_rejections(deck: list[str], words: tuple[int, ...], stream: _Stream) -> list[str]:
+def _shuffle_with_rejections(
+    deck: list[str], words: tuple[int, ...], stream: _Blocks
+) -> list[str]:
     """The general loop: draws more HMAC blocks whenever rejections use up the words."""
     k = 0
     for i, n, limit in _STEPS:

@@ -14,7 +14,7 @@ from events import table as ev
 from service.game import commands as cmd
 from service.game import flow
 from service.game.errors import GameError
-from service.game.legal import seated, verify_sit_in, whole_chips
+from service.game.legal import seated, verify_sit_in
 from service.game.state import TableState
 from service.game.tx import Tx
 
@@ -34,9 +34,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
 
 def sit_down(tx: Tx, c: cmd.SitDown) -> None:
     state = tx.state
-    whole_chips(c.buy_in, "buy-in")
-    if c.seat is not None and type(c.seat) is not int:
-        raise GameError("invalid_seat", "a seat is a whole number")
+    # (buy_in and seat are whole numbers: `cmd.check_numbers` ran before this handler)
     if state.seat_of(c.user_id) is not None:
         raise GameError("already_seated", "you already have a seat at this table")
     free = [i for i, s in enumerate(state.seats) if s is None]
