@@ -52,6 +52,9 @@ class Pipe:
         self._reader: asyncio.Task[None] | None = None
         self._opening: asyncio.Task[None] | None = None
         self._closed = False
+        self._replies = 0  # replies read so far (the watchdog's measure of progress)
+        self._seen = 0
+        self._watchdog: asyncio.TimerHandle | None = None
 
     async def call(self, packed: bytes) -> Any:
         """Send one packed command; its reply (an error reply raises as redis-py would)."""
@@ -88,6 +91,21 @@ class Pipe:
         self._inflight += count
         if self._reader is None:
             self._reader = asyncio.create_task(self._read(conn))
+        if self._watchdog is None:
+            self._seen = self._replies
+            self._watchdog = asyncio.get_running_loop().call_later(self._timeout, self._watch)
+
+    def _watch(self) -> None:
+        """Every `timeout` while replies are due: no reply since the last look means the
+        connection is stuck (one timer for all commands, not one per command)."""
+        self._watchdog = None
+        if not self._inflight:
+            return
+        if self._replies == self._seen:
+            self._broken(TimeoutError(f"no reply within {self._timeout} s"))
+            return
+        self._seen = self._replies
+        self._watchdog = asyncio.get_running_loop().call_later(self._timeout, self._watch)
 
     async def _open(self) -> None:
         try:
@@ -108,12 +126,12 @@ class Pipe:
         try:
             while self._inflight and conn is self._conn:
                 try:
-                    async with asyncio.timeout(self._timeout):
-                        reply: Any = await conn.read_response(
-                            timeout=math.inf, disconnect_on_error=False
-                        )
+                    reply: Any = await conn.read_response(
+                        timeout=math.inf, disconnect_on_error=False
+                    )
                 except rexc.ResponseError as exc:
                     reply = exc
+                self._replies += 1
                 self._inflight -= 1
                 future = self._waiting.popleft()
                 if not future.done():
@@ -137,6 +155,12 @@ class Pipe:
             if not future.done():
                 future.set_exception(error)
         client, self._client, self._conn = self._client, None, None
+        reader, self._reader = self._reader, None  # the next connection gets its own reader
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if client is not None:
             task = asyncio.ensure_future(_quietly_close(client))
             task.add_done_callback(lambda t: None)
