@@ -4,6 +4,7 @@ table lives in one Cluster slot and a script may touch all of them."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from msgspec import Struct
 
@@ -24,6 +25,7 @@ def check_stream(stream: str) -> str:
     return stream
 
 
+@lru_cache(maxsize=65536)
 def keys_for(stream: str) -> StreamKeys:
     tag = "svara:{" + check_stream(stream) + "}:"
     return StreamKeys(events=tag + "events", actions=tag + "actions", snapshot=tag + "snapshot")

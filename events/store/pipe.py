@@ -27,12 +27,17 @@ from events.store.base import StoreUnavailable
 
 def pack(args: Sequence[bytes | str | int]) -> bytes:
     """A RESP array of bulk strings: how a command goes over the wire."""
-    parts = [b"*%d\r\n" % len(args)]
+    return b"*%d\r\n%b" % (len(args), pack_args(args))
+
+
+def pack_args(args: Sequence[bytes | str | int]) -> bytes:
+    """The bulk strings of `args`, without the array header (to join onto a packed prefix)."""
+    parts = []
     for arg in args:
-        if isinstance(arg, bytes):
-            data = arg
-        elif isinstance(arg, str):
+        if isinstance(arg, str):
             data = arg.encode()
+        elif isinstance(arg, bytes):
+            data = arg
         else:
             data = b"%d" % arg
         parts.append(b"$%d\r\n%b\r\n" % (len(data), data))

@@ -43,7 +43,7 @@ from events.store.entries import datas_of, raw, to_event, to_events, version_of
 from events.store.gcpause import gc_paused
 from events.store.hub import Connect, Hub
 from events.store.keys import check_stream, keys_for
-from events.store.pipe import Pipe, pack
+from events.store.pipe import Pipe, pack_args
 
 _TEMPLATE = files("events.store").joinpath("functions.lua").read_text()
 TAG = hashlib.sha1(_TEMPLATE.encode()).hexdigest()[:12]
@@ -105,6 +105,7 @@ class RedisEventStore:
         # Function calls (appends, snapshots) over one pipelined connection when given one
         # (a single server); otherwise through the client's pool (cluster, embedded).
         self._pipe = Pipe(connect_pipe, timeout=pipe_timeout) if connect_pipe else None
+        self._prefixes: dict[tuple[str, ...], bytes] = {}  # "FCALL name n keys..." packed
         client.set_response_callback("XRANGE", raw)
         client.set_response_callback("XREVRANGE", raw)
         self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size)
@@ -433,7 +434,16 @@ class RedisEventStore:
             try:
                 with unavailable_as_typed():
                     if self._pipe is not None:
-                        return await self._pipe.call(pack(["FCALL", name, len(keys), *keys, *args]))
+                        prefix = self._prefixes.get((name, *keys))
+                        if prefix is None:
+                            prefix = pack_args(["FCALL", name, len(keys), *keys])
+                            if len(self._prefixes) > _HEAD_CACHE_LIMIT:
+                                self._prefixes.clear()
+                            self._prefixes[(name, *keys)] = prefix
+                        count = 3 + len(keys) + len(args)
+                        return await self._pipe.call(
+                            b"*%d\r\n%b%b" % (count, prefix, pack_args(args))
+                        )
                     return await self._client.fcall(name, len(keys), *keys, *args)
             except rexc.ResponseError as exc:
                 # FUNCTION FLUSH, a restart without persistence, a new cluster node: reload once.

@@ -28,9 +28,9 @@ from events.store.base import EventStore, StoredEvent, StoreUnavailable, Subscri
 from events.table import Looked, TableEvent
 from service.game.state import TableState
 from service.game.view import project_event
-from service.game.view import view as table_view
 from service.tables.facade import FeedSink as Sink
 from service.tables.repo import TableRepo
+from service.tables.views import SharedViews
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def projection_key(event: TableEvent, viewer: int | None) -> int | None:
 class LiveEvent:
     """One table event as every local watcher receives it (the facade's `FeedItem`)."""
 
-    __slots__ = ("_own", "_public", "_views", "at", "event", "state", "version")
+    __slots__ = ("_own", "_public", "_shared", "_views", "at", "event", "state", "version")
 
     def __init__(
         self, version: int, at: float, event: TableEvent, state: TableState | None
@@ -62,6 +62,7 @@ class LiveEvent:
         self._public: bytes | None = None
         self._own: tuple[int, bytes] | None = None
         self._views: dict[int | None, bytes] | None = None
+        self._shared: SharedViews | None = None
 
     @classmethod
     def of(cls, stored: StoredEvent, state: TableState | None = None) -> LiveEvent:
@@ -98,7 +99,10 @@ class LiveEvent:
             views = self._views = {}
         encoded = views.get(viewer)
         if encoded is None:
-            encoded = views[viewer] = _encode(table_view(self.state, viewer, self.version))
+            shared = self._shared
+            if shared is None:
+                shared = self._shared = SharedViews(self.state, self.version)
+            encoded = views[viewer] = shared.encoded(viewer)
         return encoded
 
 

@@ -1,0 +1,111 @@
+"""Several viewers' views of one state, JSON-encoded, sharing what does not depend on the viewer.
+
+`service.game.view.view(state, viewer, version)` builds everything afresh for each viewer. A
+live event goes to every player at the table, and each of their frames carries that player's
+view at the same version: the settings, the hand and every seat but the viewer's own are the
+same for all of them. `SharedViews` encodes those parts once and adds each viewer's own (their
+seat's cards once they looked, and `you` with its legal actions).
+
+The result is byte-for-byte JSON of the same value as `view()` (key order included):
+tests/service/test_live.py compares the two for every viewer (each player, an outsider, a
+spectator) at every version of played hands, so a change to `view()` that this does not
+follow fails there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from service.game.legal import legal_actions
+from service.game.scoring import score
+from service.game.state import TableState
+from service.game.view import _hand_view
+
+_encode = msgspec.json.Encoder().encode
+_NOBODY = _encode({"seat": None, "cards": None, "score": None, "legal": []})
+
+
+class SharedViews:
+    __slots__ = ("_entries", "_head", "_private", "_state", "_version")
+
+    def __init__(self, state: TableState, version: int) -> None:
+        self._state = state
+        self._version = version
+        self._head: bytes | None = None
+        # per seated seat: (user_id, the public entry as JSON and as a dict, the entry its
+        # owner sees when that is more than everyone else sees: their own looked cards)
+        self._entries: list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None]] | None = None
+        self._private: dict[int, tuple[bytes, bytes]] = {}
+
+    def _build(self) -> None:
+        state = self._state
+        hand = state.hand
+        options = state.settings.scoring
+        entries: list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None]] = []
+        for s in state.seats:
+            if s is None:
+                continue
+            p = hand.player(s.seat) if hand is not None else None
+            if p is not None and p.user_id != s.user_id:
+                p = None  # a newcomer in the seat of someone who left mid-hand
+            cards = None
+            own = False
+            if hand is not None and p is not None:
+                shown = hand.shown.get(p.seat)
+                if shown is not None:
+                    cards = shown.cards
+                elif p.looked:
+                    own = True  # its owner sees them; everyone else sees null
+            entry: dict[str, Any] = {
+                "seat": s.seat,
+                "user_id": s.user_id,
+                "name": s.name,
+                "stack": s.stack,
+                "sat_out": s.sat_out,
+                "in_hand": p is not None and not p.folded,
+                "folded": p is not None and p.folded,
+                "blind": p is not None and p.blind,
+                "looked": p is not None and p.looked,
+                "put_in": p.put_in if p is not None else 0,
+                "cards": list(cards) if cards is not None else None,
+                "score": score(cards, options) if cards is not None else None,
+            }
+            private = None
+            if own and p is not None and p.cards is not None:
+                private = {**entry, "cards": list(p.cards), "score": score(p.cards, options)}
+            entries.append((s.user_id, _encode(entry), entry, private))
+        self._entries = entries
+        head = _encode({
+            "table_id": state.table_id,
+            "version": self._version,
+            "settings": msgspec.to_builtins(state.settings),
+            "phase": state.phase,
+            "hand": _hand_view(state, hand) if hand is not None else None,
+        })
+        self._head = head[:-1]  # the closing brace comes after "seats" and "you"
+
+    def encoded(self, viewer: int | None) -> bytes:
+        """`view(state, viewer, version)` as JSON."""
+        if self._entries is None:
+            self._build()
+        assert self._entries is not None and self._head is not None
+        seats = []
+        you = _NOBODY
+        for user_id, public, entry, private in self._entries:
+            if viewer is not None and user_id == viewer:
+                mine = entry
+                if private is not None:
+                    mine = private
+                    public = _encode(private)
+                seats.append(public)
+                you = _encode({
+                    "seat": mine["seat"],
+                    "cards": mine["cards"],
+                    "score": mine["score"],
+                    "legal": [a.to_dict() for a in legal_actions(self._state, viewer)],
+                })
+            else:
+                seats.append(public)
+        return b'%b,"seats":[%b],"you":%b}' % (self._head, b",".join(seats), you)
