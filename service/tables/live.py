@@ -187,11 +187,15 @@ class TableFeed:
         repo = self.feeds.repo
         table_id = self.table_id
         state_at = repo.state_at
+        appended = repo.appended
         try:
             async for batch in self.feeds.store.subscribe_batches(self.stream, self.position):
                 items = []
                 for stored in batch:
-                    event = decode_table_event(stored.data)
+                    # Our own append's event object, or the stored bytes decoded.
+                    event = appended(table_id, stored.version) or decode_table_event(
+                        stored.data
+                    )
                     # Folded once per process, not per watcher: it keeps the cached state and
                     # the timer driver current (other replicas' appends too).
                     state = state_at(table_id, stored.version, event)

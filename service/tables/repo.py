@@ -81,6 +81,8 @@ class TableRepo:
         self._snapshotted: dict[str, int] = {}
         self.trail = Trail()
         self.hooks: list[ChangeHook] = []
+        # per table: the first version and the events of this process's latest append
+        self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
 
     async def load(self, table_id: str) -> Loaded:
         stream = self.streams.table(table_id)
@@ -116,6 +118,16 @@ class TableRepo:
         while len(self._cache) > self.cache_size:
             gone, _ = self._cache.popitem(last=False)
             self.trail.drop(gone)
+            self._appended.pop(gone, None)
+
+    def appended(self, table_id: str, version: int) -> TableEvent | None:
+        """The event at `version` if this process's latest append at the table wrote it."""
+        last = self._appended.get(table_id)
+        if last is not None:
+            index = version - last[0]
+            if 0 <= index < len(last[1]):
+                return last[1][index]
+        return None
 
     def cached(self, table_id: str) -> Loaded | None:
         """The newest state this process holds (may be behind the store)."""
@@ -202,6 +214,9 @@ class TableRepo:
                 state = decided
                 after = Loaded(result.version, state)
                 self._remember(table_id, after)
+                # The feed brings these back from the store: it may take them from here
+                # instead of decoding the bytes again.
+                self._appended[table_id] = (result.version - len(events) + 1, events)
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)

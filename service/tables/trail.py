@@ -33,10 +33,11 @@ class Trail:
         else:
             self._states.move_to_end(table_id)
         states[version] = state
-        if len(states) > self.depth:
-            # Keep the newest `depth` versions (a dict keeps insertion order, versions may
-            # arrive out of order: drop the smallest).
-            del states[min(states)]
+        if len(states) > 2 * self.depth:
+            # Keep at least the newest `depth` versions, pruning in bulk (versions may arrive
+            # out of order: drop the smallest ones).
+            for old in sorted(states)[: -self.depth]:
+                del states[old]
 
     def drop(self, table_id: str) -> None:
         self._states.pop(table_id, None)
