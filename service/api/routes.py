@@ -129,10 +129,11 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     r.add_get("/api/me", me)
     r.add_get("/api/tables", list_tables)
     r.add_post("/api/tables", create_table)
+    # The table routes are matched in this order: the hot one (actions) first.
+    r.add_post(f"/api/tables/{TABLE_ID}/actions", act)
     r.add_get(f"/api/tables/{TABLE_ID}", view)
     r.add_post(f"/api/tables/{TABLE_ID}/seat", seat)
     r.add_post(f"/api/tables/{TABLE_ID}/leave", leave)
-    r.add_post(f"/api/tables/{TABLE_ID}/actions", act)
     r.add_get(f"/api/tables/{TABLE_ID}/events", events)
     r.add_get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
     r.add_get(f"/api/tables/{TABLE_ID}/ws", table_socket)

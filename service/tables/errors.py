@@ -45,9 +45,17 @@ async def service_errors() -> AsyncIterator[None]:
     """Turn GameError and StoreUnavailable into ServiceError at the service's boundary."""
     try:
         yield
-    except GameError as error:
-        raise from_game_error(error) from error
-    except StoreUnavailable as error:
-        raise ServiceError(503, "store_unavailable", "the store is unreachable") from error
-    except (ConnectionError, TimeoutError, OSError) as error:
-        raise ServiceError(503, "store_unavailable", "the store is unreachable") from error
+    except TRANSLATED as error:
+        raise as_service_error(error) from error
+
+
+# What the service's boundary turns into ServiceError (`as_service_error`).
+TRANSLATED = (GameError, StoreUnavailable, ConnectionError, TimeoutError, OSError)
+
+
+def as_service_error(error: BaseException) -> ServiceError:
+    """The ServiceError for one of TRANSLATED (for hot paths that cannot afford the context
+    manager: `except TRANSLATED as e: raise as_service_error(e) from e`)."""
+    if isinstance(error, GameError):
+        return from_game_error(error)
+    return ServiceError(503, "store_unavailable", "the store is unreachable")

@@ -30,7 +30,13 @@ from service.tables.audit import audit_hand
 from service.tables.bank import Bank, DirectoryReader, append_entry
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
-from service.tables.errors import bad_request, not_found, service_errors
+from service.tables.errors import (
+    TRANSLATED,
+    as_service_error,
+    bad_request,
+    not_found,
+    service_errors,
+)
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.live import Feeds
 from service.tables.repo import Loaded, TableRepo
@@ -296,7 +302,7 @@ class TableService:
         amount: int | None = None,
         expected_version: int | None = None,
     ) -> int:
-        async with service_errors():
+        try:  # service_errors(), inline: this is the hot path
             if not isinstance(action_id, str) or not 0 < len(action_id) <= MAX_ACTION_ID:
                 raise bad_request(f"action_id must be a string of 1 to {MAX_ACTION_ID} characters")
             if amount is not None and not _is_int(amount):
@@ -320,6 +326,8 @@ class TableService:
                 expected_version=expected_version,
             )
             return outcome.version
+        except TRANSLATED as error:
+            raise as_service_error(error) from error
 
     async def _bot_act(
         self, user_id: int, name: str, table_id: str, action_id: str, type: str, amount: int | None
