@@ -1,12 +1,15 @@
 """WebSocket `GET /api/tables/{id}/ws` (API.md): auth frame, resume by version, live events in
 the caller's projection, actions over the socket.
 
-Each connection has one bounded queue between the table's event feed and the socket. A client
-that leaves it full for `ws_send_timeout_seconds` (or overflows the store's own per-subscriber
-queue) is closed with 4408 and resumes by version on reconnect, so one slow phone never holds
-memory or delays anyone else; a long catch-up merely waits for the socket. Protocol-level
-pings (aiohttp `heartbeat`) drop dead connections; `{"type": "ping"}` frames get
-`{"type": "pong"}` for clients that want app-level pings.
+Events are pushed: the process's feed of the table (`TableService.watch`, one per table however
+many sockets) hands each batch to every socket's writer (`_Out`) with a plain call, and the
+writer turns it into frames -- the event's shared encoding, plus the caller's view for the
+newest event of the batch -- written to the transport in one piece. A socket whose transport
+backs up buffers at most `ws_queue_size` batches; a full buffer, or one that does not move for
+`ws_send_timeout_seconds`, closes it with 4408 and the client resumes by version on reconnect,
+so one slow phone never holds memory or delays anyone else; a long catch-up merely waits for
+the socket. Protocol-level pings (aiohttp `heartbeat`) drop dead connections;
+`{"type": "ping"}` frames get `{"type": "pong"}` for clients that want app-level pings.
 """
 
 from __future__ import annotations
