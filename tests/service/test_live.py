@@ -194,3 +194,39 @@ async def test_watch_refuses_bad_input(services: Factory) -> None:
     for table, after in ((table_id, -1), ("nope", 0)):
         with pytest.raises(ServiceError):
             await service.watch(users[0], table, after, Sink(users[0].id))
+
+
+async def test_a_watcher_that_holds_too_much_during_catch_up_is_too_slow(
+    services: Factory, clock: FakeClock
+) -> None:
+    """What the feed delivers while a watcher is still filling its gap is held, and that is
+    bounded: past `hold_limit` the watch ends with SubscriberTooSlow (the socket closes 4408
+    and the client resumes by version)."""
+    from events.store.base import SubscriberTooSlow
+
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    busy = Sink(users[0].id)
+    first = asyncio.create_task(service.watch(users[0], table_id, 0, busy))
+
+    class SlowSink(Sink):
+        async def drained(self) -> None:
+            await asyncio.sleep(0.2)  # a phone slow to take its catch-up
+
+    async def keep_playing() -> None:
+        for hands in range(1, 30):
+            await play_hands(service, clock, table_id, users, hands=hands)
+            await asyncio.sleep(0.02)
+
+    player = asyncio.create_task(keep_playing())
+    slow = asyncio.create_task(
+        service.watch(users[1], table_id, 0, SlowSink(users[1].id), hold_limit=3))
+    try:
+        with pytest.raises(SubscriberTooSlow, match="during catch-up"):
+            await asyncio.wait_for(slow, 10)
+    finally:
+        for task in (slow, first, player):
+            task.cancel()
+        await asyncio.gather(slow, first, player, return_exceptions=True)
+    assert busy.versions == list(range(1, len(busy.versions) + 1))  # the others carry on
