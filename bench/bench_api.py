@@ -10,7 +10,9 @@ Two phases per server:
 svara tables: 3 signed players each, one WebSocket per player, opened with
 `{"type": "resume", "after": N, "views": true}`, so every event frame carries that player's view
 (for `legal`); the player on turn POSTs one legal action from the view its socket last brought:
-one HTTP request per action, like the bare stack (a GET only when a frame had no view).
+one HTTP request per action, like the bare stack (a GET only when a frame had no view). Both
+servers get the same HTTP client (`HttpPool`: keep-alive HTTP/1.1, at most `--connections`
+requests in flight).
 
     REDIS_URL=redis://127.0.0.1:6379/0 python bench/bench_api.py --tables 200 --seconds 10
     python bench/bench_api.py --update-readme   # also writes the figures into README.md
@@ -583,31 +585,49 @@ def report(results: list[JSON], args: argparse.Namespace) -> str:
 
 
 ANALYSIS = """\
-**What a svara action costs the server, and why the ratio target is missed.** The bare
-stack's action is one HTTP request and one Redis call, and nothing else happens. A svara
-action is also one HTTP request (the client took `legal` from the view its socket brought),
-but the server then does all of this: auth (cached), decide on the cached state, chain hash,
-the version-checked `FCALL` append (the only Redis call on the happy path: no action_id
-lookup, no tail read), a snapshot at each settled hand; then the process's one `XREAD`
-reader delivers the events, each is decoded, folded once into the per-table trail of states
-(which keeps the cache and the timer driver current), projected per viewer, and sent as one
-WebSocket frame per event and player -- three players, about two events per action, so about
-six frames, the newest of each batch carrying that player's view (computed lazily, once per
-version and viewer); and the timer driver starts each next hand. Profiled with py-spy, the
-biggest single cost is now the system calls (a socket write per Redis command, per HTTP
-answer and per WebSocket frame), then aiohttp's request handling; the game core's own
-decide/view is under a tenth. Before this work (same bench, README of commit 65a2f8b)
-an action also cost a GET of the view (an HTTP request and a tail read) and an action_id
-lookup, the hub re-packed an XREAD naming all 200 streams after every delivery (~0.5 ms
-each), and the driver read 200 versions one by one every 2 s: svara 270 actions/s vs bare
-2195 (0.12x), 2.29 ms server CPU per action, p99 90 ms at one action per table per second.
-Both servers get about the same share of a core on this shared machine, so the actions/s
-ratio follows the CPU-per-action ratio. The p99 target holds with headroom at 200 tables;
-the 0.5x throughput target would need the server's CPU per action within about twice the
-bare stack's, which the fan-out to three sockets alone exceeds in CPython. Scaling out is
-by replicas (`docker-compose.yml` runs two), which share nothing but Redis; every
-guarantee (idempotency, version checks, exactly-once timeouts, per-viewer privacy, gap-free
-sockets) is unchanged and tested."""
+**What a svara action costs the server now.** One HTTP request (auth from a cache, the rate
+limiter, the body decoded by msgspec), a decision on the cached state, and the append: a
+version-checked `FCALL` on one pipelined connection per process (`events/store/pipe.py`: the
+command packed once, every append of an event-loop turn in one write, replies read in order
+by one task; at full load about seven appends share a write). Then the fan-out, done once per
+process and table rather than per socket (`service/tables/live.py`): the process's one
+`XREAD` reader brings the batch (about twenty events per read at full load) to the table's
+one feed, which reuses the event objects of its own appends (decoding only other replicas'),
+folds each event once into the trail, and hands the same `LiveEvent`s to every socket with a
+plain call. An event is projected and JSON-encoded once (only a `looked` event has a second,
+private projection, for its looker); the views a batch's newest event needs are built by
+`SharedViews`, which encodes the settings, the hand and every seat once and adds each
+viewer's own seat and `you` (byte-for-byte `view()`, tested for every viewer at every
+version); each socket's writer joins its frames into one transport write, and buffers at
+most `ws_queue_size` batches behind a backed-up transport before closing with 4408. py-spy
+on the saturated server: the fan-out is about a quarter (three socket writes and three views
+per action are most of it), aiohttp's own request handling a fifth, the action itself (decide,
+chain hash, packing, the snapshot at each settled hand) about a sixth, the `XREAD` reader, the
+event loop and the timer driver about 5% each; nothing else above 3%.
+
+**Before and after.** Before this round (same bench and machine, the brief's run): bare 4,162
+actions/s at 0.23 ms, svara 982/s at 0.96 ms (0.24x). Each socket then had three
+queue/generator hops per event, decoded and projected every event itself, and wrote one frame
+per event; appends went through redis-py's pooled `execute_command`. svara-only runs after
+each step, server CPU per action: the shared fan-out 1.18 -> 0.87 ms; the pipelined appends
+(and the timer deciding a due tick on the cached state) -> 0.52; one watchdog timer for the
+pipe instead of a timeout per reply -> 0.42; shared views, the packed `FCALL` prefix, own
+events not decoded again -> 0.30-0.40 (runs on this shared machine vary by about 15%).
+
+**The client, and why the ratio target is still missed.** aiohttp's client cost about 0.16 ms
+of CPU per request, on the same two cores as the server it measures; both servers are now
+driven by one lean keep-alive HTTP/1.1 client (`HttpPool`, the same `--connections` limit), and
+svara's sockets are read with msgspec, decoding only what a move needs. Both servers now run at
+95-100% of a core, so the ratio is the inverse ratio of server CPU per action. The cheaper
+client made the bare stack faster too (0.12-0.18 ms per action, 5,400-8,200/s), so across
+today's full runs svara's 2,400-3,200 actions/s (0.30-0.40 ms) are 0.38-0.45x of it (0.38x in
+the run above): **the 0.5x target is not met**. A svara action does everything the bare one
+does (an HTTP request, one Lua call) plus the decision, the chain hash and the fan-out to three
+sockets with a view each; what remains is spread flat over those, the largest single item being
+the three socket writes (about 7%). p99 action -> broadcast stays far inside its target.
+Scaling out is by replicas (`docker-compose.yml` runs two), which share nothing but Redis;
+every guarantee (idempotency, version checks, exactly-once timeouts, per-viewer privacy, gap-
+free sockets with resume and 4408 for slow clients) is unchanged and tested."""
 
 
 def update_readme(text: str) -> None:
@@ -616,7 +636,8 @@ def update_readme(text: str) -> None:
     intro = textwrap.fill(
         "`python bench/bench_api.py --tables 200 --seconds 10` (needs `REDIS_URL`, default the "
         "local Redis) starts `../shared/bench/bare_stack.py`, then `svara serve`, one process "
-        "each, and drives both from one client process with the same HTTP connection limit; "
+        "each, and drives both from one client process with the same lean HTTP/1.1 client "
+        "and connection limit; "
         "`--update-readme` rewrites this section. Each svara table has three signed players "
         "with a WebSocket each, resumed with `views: true`; the player on turn POSTs one legal "
         "action chosen from the view its socket last brought (a GET of the view only if no "
