@@ -92,6 +92,8 @@ class Driver:
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._kick = asyncio.Event()
+        # When the loop looks at the heap next (by `clock`): a plan due later needs no kick.
+        self._sleeping_until = float("-inf")
         self._stopping = False
         self.fired = 0  # timer and bot firings (for tests and the benchmark)
 
@@ -116,7 +118,12 @@ class Driver:
             return
         self._plans[table_id] = (version, wake)
         heapq.heappush(self._heap, (wake, table_id, version))
-        self._kick.set()
+        if len(self._heap) > 2 * len(self._plans) + 1024:
+            # Superseded plans stay in the heap until their time; drop them in bulk.
+            self._heap = [(w, t, v) for t, (v, w) in self._plans.items()]
+            heapq.heapify(self._heap)
+        if wake < self._sleeping_until:
+            self._kick.set()  # sooner than the loop's next look (a later one waits for it)
 
     def _bots_active(self, state: TableState) -> bool:
         return self.bots_play_alone or humans_playing(state)
@@ -279,9 +286,13 @@ class Driver:
                 timeout = min(timeout, max(0.0, self._heap[0][0] - self.clock()))
             # asyncio.timeout, not wait_for: in 3.11 wait_for can swallow a cancellation that
             # arrives as the event is set, and the loop would never stop.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(timeout):
-                    await self._kick.wait()
+            self._sleeping_until = self.clock() + timeout
+            try:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(timeout):
+                        await self._kick.wait()
+            finally:
+                self._sleeping_until = float("-inf")
 
     def restart(self) -> None:
         self._stopping = False
