@@ -48,6 +48,7 @@ sys.path.insert(0, str(REPO))
 from service.api.auth import sign_init_data  # noqa: E402
 
 TOKEN = "4242:bench-token"
+BENCH_ID = uuid.uuid4().hex[:10]  # names this run's keys, which it deletes at the end
 JSON = dict[str, Any]
 # Both servers get the same client: bodies encoded and answers decoded by msgspec.
 _encode = msgspec.json.Encoder().encode
@@ -220,7 +221,7 @@ async def bare_loops(http: HttpPool, tables: int, interval: float | None) -> lis
         async def loop(stats: Stats, going: Callable[[], bool]) -> None:
             if interval:
                 await asyncio.sleep(random.random() * interval)
-            body = {"table": f"bench-{run}-{i}", "type": "call", "amount": 10}
+            body = {"table": f"bench-{BENCH_ID}-{run}-{i}", "type": "call", "amount": 10}
             while going():
                 t0 = time.perf_counter()
                 try:
@@ -532,7 +533,7 @@ async def main_async(args: argparse.Namespace) -> list[JSON]:
         url = f"http://127.0.0.1:{args.port + 1}"
         proc = start([sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
                      {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
-                      "SVARA_NAMESPACE": f"bench-{uuid.uuid4().hex[:10]}",
+                      "SVARA_NAMESPACE": f"bench-{BENCH_ID}",
                       "LOG_LEVEL": "WARNING", "RATE_LIMIT_PER_SECOND": "1000",
                       "RATE_LIMIT_BURST": "1000"}, f"{url}/api/health")
         http = HttpPool("127.0.0.1", args.port + 1, args.connections)
@@ -548,6 +549,28 @@ async def main_async(args: argparse.Namespace) -> list[JSON]:
             http.close()
             stop(proc)
     return results
+
+
+async def drop_keys(redis_url: str) -> int:
+    """Delete this run's keys (both servers'), so runs do not pile data up in the shared
+    Redis and each starts from the same state."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(redis_url)
+    gone = 0
+    try:
+        for pattern in (f"bare:{{bench-{BENCH_ID}-*", f"svara:{{bench-{BENCH_ID}:*"):
+            batch = []
+            async for key in client.scan_iter(match=pattern, count=2000):
+                batch.append(key)
+                if len(batch) >= 1000:
+                    gone += await client.unlink(*batch)
+                    batch = []
+            if batch:
+                gone += await client.unlink(*batch)
+    finally:
+        await client.aclose()
+    return gone
 
 
 def report(results: list[JSON], args: argparse.Namespace) -> str:
@@ -676,7 +699,10 @@ def main() -> int:
     except ImportError:
         pass
     args.load_before = os.getloadavg()[0]
-    results = asyncio.run(main_async(args))
+    try:
+        results = asyncio.run(main_async(args))
+    finally:
+        asyncio.run(drop_keys(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")))
     if len(results) < 2:
         print(results)
         return 0
