@@ -631,19 +631,21 @@ event loop and the timer driver about 5% each; nothing else above 3%.
 **Before and after.** Before this round (same bench and machine, the brief's run): bare 4,162
 actions/s at 0.23 ms, svara 982/s at 0.96 ms (0.24x). Each socket then had three
 queue/generator hops per event, decoded and projected every event itself, and wrote one frame
-per event; appends went through redis-py's pooled `execute_command`. svara-only runs after
-each step, server CPU per action: the shared fan-out 1.18 -> 0.87 ms; the pipelined appends
-(and the timer deciding a due tick on the cached state) -> 0.52; one watchdog timer for the
-pipe instead of a timeout per reply -> 0.42; shared views, the packed `FCALL` prefix, own
-events not decoded again -> 0.30-0.40 (runs on this shared machine vary by about 15%).
+per event; appends went through redis-py's pooled `execute_command`. svara-only runs after each
+step, server CPU per action: the shared fan-out 1.18 -> 0.87 ms; the pipelined appends (and the
+timer deciding a due tick on the cached state) -> 0.52; one watchdog timer for the pipe instead
+of a timeout per reply -> 0.42; shared views, the packed `FCALL` prefix, own events not decoded
+again -> 0.30-0.40; the timer loop woken only when a new plan is due before its next look, not
+after every append -> 0.33-0.37 against 0.41-0.42 without it in alternating runs. Runs on this
+shared machine vary by 15-20% from one to the next, the bare stack's too.
 
 **The client, and why the ratio target is still missed.** aiohttp's client cost about 0.16 ms
 of CPU per request, on the same two cores as the server it measures; both servers are now
 driven by one lean keep-alive HTTP/1.1 client (`HttpPool`, the same `--connections` limit), and
 svara's sockets are read with msgspec, decoding only what a move needs. Both servers now run at
 95-100% of a core, so the ratio is the inverse ratio of server CPU per action. The cheaper
-client made the bare stack faster too (0.12-0.18 ms per action, 5,400-8,200/s), so across
-today's full runs svara's 2,400-3,200 actions/s (0.30-0.40 ms) are 0.38-0.45x of it (0.38x in
+client made the bare stack faster too (0.12-0.20 ms per action, 4,950-8,200/s), so across
+today's full runs svara's 2,050-3,200 actions/s (0.30-0.46 ms) are 0.31-0.46x of it (0.36x in
 the run above): **the 0.5x target is not met**. A svara action does everything the bare one
 does (an HTTP request, one Lua call) plus the decision, the chain hash and the fan-out to three
 sockets with a view each; what remains is spread flat over those, the largest single item being
