@@ -652,13 +652,14 @@ driven by one lean keep-alive HTTP/1.1 client (`HttpPool`, the same `--connectio
 svara's sockets are read with msgspec, decoding only what a move needs. Both servers now run at
 95-100% of a core, so the ratio is the inverse ratio of server CPU per action. The cheaper
 client made the bare stack faster too (0.12-0.20 ms per action, 4,950-8,200/s), so across
-today's full runs svara's 2,050-3,200 actions/s (0.30-0.46 ms) are 0.31-0.46x of it (0.36x in
+today's full runs svara's 2,050-3,250 actions/s (0.29-0.46 ms) are 0.31-0.46x of it (0.43x in
 the run above): **the 0.5x target is not met**. A svara action does everything the bare one
 does (an HTTP request, one Lua call) plus the decision, the chain hash and the fan-out to three
 sockets with a view each; what remains is spread flat over those, the largest single item being
 the three socket writes (about 7%). With `--compiled` the server runs the game core as the
-Dockerfile ships it, compiled by mypyc (decide, views and projections are C): 0.33 ms per
-action against the bare stack's 0.13 ms in its first run (0.37x), within the same range. p99
+Dockerfile ships it, compiled by mypyc (decide, views and projections are C): 0.33 and 0.29 ms
+per action against the bare stack's 0.13 ms in its two full runs (0.37x and 0.43x, the run
+above), within the pure core's range: the game core is too small a share to move it. p99
 action -> broadcast stays far inside its target.
 Scaling out is by replicas (`docker-compose.yml` runs two), which share nothing but Redis;
 every guarantee (idempotency, version checks, exactly-once timeouts, per-viewer privacy, gap-
@@ -669,10 +670,11 @@ def update_readme(text: str) -> None:
     readme = REPO / "README.md"
     body = readme.read_text()
     intro = textwrap.fill(
-        "`python bench/bench_api.py --tables 200 --seconds 10` (needs `REDIS_URL`, default the "
-        "local Redis) starts `../shared/bench/bare_stack.py`, then `svara serve`, one process "
-        "each, and drives both from one client process with the same lean HTTP/1.1 client "
-        "and connection limit; "
+        "`python bench/bench_api.py --tables 200 --seconds 10 [--compiled]` (needs `REDIS_URL`, "
+        "default the local Redis; `--compiled` serves svara with the mypyc-compiled game core "
+        "the Dockerfile ships) starts `../shared/bench/bare_stack.py`, then `svara serve`, "
+        "one process each, and drives both from one client process with the same lean "
+        "HTTP/1.1 client and connection limit; "
         "`--update-readme` rewrites this section. Each svara table has three signed players "
         "with a WebSocket each, resumed with `views: true`; the player on turn POSTs one legal "
         "action chosen from the view its socket last brought (a GET of the view only if no "
