@@ -67,23 +67,20 @@ def open_redis_store(
         retry=_no_retry(),
     )
 
-    async def connect_reader(_key: str) -> Redis:
+    def one_connection(socket_timeout: float) -> Redis:
         return Redis.from_url(
             url,
-            socket_timeout=reader_timeout,
+            socket_timeout=socket_timeout,
             socket_connect_timeout=CONNECT_TIMEOUT,
             retry=_no_retry(),
             single_connection_client=True,
         )
 
+    async def connect_reader(_key: str) -> Redis:
+        return one_connection(reader_timeout)
+
     async def connect_pipe() -> Redis:
-        return Redis.from_url(
-            url,
-            socket_timeout=COMMAND_SOCKET_TIMEOUT,
-            socket_connect_timeout=CONNECT_TIMEOUT,
-            retry=_no_retry(),
-            single_connection_client=True,
-        )
+        return one_connection(COMMAND_SOCKET_TIMEOUT)
 
     return RedisEventStore(
         client,

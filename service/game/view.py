@@ -16,7 +16,8 @@ from events.codec import event_type
 from events.table import TableEvent
 from service.game.legal import legal_actions
 from service.game.scoring import score
-from service.game.state import Hand, Player, TableState
+from service.game.settings import ScoringOptions
+from service.game.state import Hand, Player, Seat, TableState
 
 JSON = dict[str, Any]
 
@@ -75,6 +76,34 @@ def _hand_view(state: TableState, hand: Hand) -> JSON:
     return out
 
 
+def seat_player(hand: Hand | None, s: Seat) -> Player | None:
+    """The seat's player in the hand; None if not dealt in, or a newcomer sitting where
+    someone who left mid-hand was."""
+    p = hand.player(s.seat) if hand is not None else None
+    return p if p is not None and p.user_id == s.user_id else None
+
+
+def seat_entry(
+    s: Seat, p: Player | None, cards: tuple[str, str, str] | None, options: ScoringOptions
+) -> JSON:
+    """One entry of a view's `seats`: `p` is the seat's player in the hand (None: not dealt
+    in), `cards` what the viewer may see of theirs (None: nothing)."""
+    return {
+        "seat": s.seat,
+        "user_id": s.user_id,
+        "name": s.name,
+        "stack": s.stack,
+        "sat_out": s.sat_out,
+        "in_hand": p is not None and not p.folded,
+        "folded": p is not None and p.folded,
+        "blind": p is not None and p.blind,
+        "looked": p is not None and p.looked,
+        "put_in": p.put_in if p is not None else 0,
+        "cards": list(cards) if cards is not None else None,
+        "score": score(cards, options) if cards is not None else None,
+    }
+
+
 def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
     """API.md's "caller's view" of the table for `viewer_user_id` (None: a spectator)."""
     hand = state.hand
@@ -84,26 +113,11 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
     for s in state.seats:
         if s is None:
             continue
-        p = hand.player(s.seat) if hand is not None else None
-        if p is not None and p.user_id != s.user_id:
-            p = None  # a newcomer in the seat of someone who left mid-hand
+        p = seat_player(hand, s)
         cards = None
         if hand is not None and p is not None:
             cards = _visible_cards(state, hand, p, viewer_user_id)
-        entry: JSON = {
-            "seat": s.seat,
-            "user_id": s.user_id,
-            "name": s.name,
-            "stack": s.stack,
-            "sat_out": s.sat_out,
-            "in_hand": p is not None and not p.folded,
-            "folded": p is not None and p.folded,
-            "blind": p is not None and p.blind,
-            "looked": p is not None and p.looked,
-            "put_in": p.put_in if p is not None else 0,
-            "cards": list(cards) if cards is not None else None,
-            "score": score(cards, options) if cards is not None else None,
-        }
+        entry = seat_entry(s, p, cards, options)
         seats.append(entry)
         if viewer_user_id is not None and s.user_id == viewer_user_id:
             you = {

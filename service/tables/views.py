@@ -21,7 +21,7 @@ import msgspec
 from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.state import TableState
-from service.game.view import _hand_view
+from service.game.view import _hand_view, seat_entry, seat_player
 
 _encode = msgspec.json.Encoder().encode
 _NOBODY = _encode({"seat": None, "cards": None, "score": None, "legal": []})
@@ -47,9 +47,7 @@ class SharedViews:
         for s in state.seats:
             if s is None:
                 continue
-            p = hand.player(s.seat) if hand is not None else None
-            if p is not None and p.user_id != s.user_id:
-                p = None  # a newcomer in the seat of someone who left mid-hand
+            p = seat_player(hand, s)
             cards = None
             own = False
             if hand is not None and p is not None:
@@ -58,20 +56,7 @@ class SharedViews:
                     cards = shown.cards
                 elif p.looked:
                     own = True  # its owner sees them; everyone else sees null
-            entry: dict[str, Any] = {
-                "seat": s.seat,
-                "user_id": s.user_id,
-                "name": s.name,
-                "stack": s.stack,
-                "sat_out": s.sat_out,
-                "in_hand": p is not None and not p.folded,
-                "folded": p is not None and p.folded,
-                "blind": p is not None and p.blind,
-                "looked": p is not None and p.looked,
-                "put_in": p.put_in if p is not None else 0,
-                "cards": list(cards) if cards is not None else None,
-                "score": score(cards, options) if cards is not None else None,
-            }
+            entry = seat_entry(s, p, cards, options)
             private = None
             if own and p is not None and p.cards is not None:
                 private = {**entry, "cards": list(p.cards), "score": score(p.cards, options)}
