@@ -76,12 +76,4 @@ def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEve
         return seating.create_table(state, command)
     if state is None:
         raise GameError("table_not_found", "no such table")
-    kind = type(command)  # `_run` inlined: decide runs for every action
-    handler = _HANDLERS.get(kind)
-    if handler is None:
-        raise GameError("unknown_command", f"unknown command {kind.__name__}")
-    if kind in _NUMBERED:
-        cmd.check_numbers(command)
-    tx = Tx(state, command.now, command.seed)
-    handler(tx, command)
-    return tx.events
+    return _run(state, command).events

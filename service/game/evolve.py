@@ -108,13 +108,18 @@ def _player_left(state: TableState, e: ev.PlayerLeft) -> TableState:
     return state
 
 
-def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
-    seats = state.seats
+def _dealt_in(state: TableState, participants: tuple[int, ...]) -> list[Player]:
+    """Fresh players for a deal, in playing order."""
     players = []
-    for number in e.participants:
-        s = seats[number]
+    for number in participants:
+        s = state.seats[number]
         assert s is not None
         players.append(Player(seat=number, user_id=s.user_id))
+    return players
+
+
+def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
+    players = _dealt_in(state, e.participants)
     hand = Hand(
         number=e.number,
         deal=1,
@@ -351,12 +356,7 @@ def _svara_skipped(state: TableState, e: ev.SvaraSkipped) -> TableState:
 
 def _svara_deal_started(state: TableState, e: ev.SvaraDealStarted) -> TableState:
     hand = _hand(state)
-    seats = state.seats
-    players = []
-    for number in e.participants:
-        s = seats[number]
-        assert s is not None
-        players.append(Player(seat=number, user_id=s.user_id))
+    players = _dealt_in(state, e.participants)
     hand = replace(
         hand,
         deal=e.deal,

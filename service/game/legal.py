@@ -84,15 +84,9 @@ def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[H
     raise GameError("not_your_turn", "it is not your turn")
 
 
-def whole_chips(value: object, what: str) -> int:
-    """`value` if it is a whole number of chips (an int, not a bool), else `invalid_amount`."""
-    if type(value) is not int:
-        raise GameError("invalid_amount", f"the {what} must be a whole number of chips")
-    return value
-
-
 def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: str) -> None:
-    whole_chips(amount, what)
+    """Bounds only: that `amount` is a whole number was checked before dispatch
+    (`commands.check_numbers`)."""
     if bounds is None:
         raise GameError("amount_too_large", f"no {what} is possible: {why}")
     low, high = bounds
@@ -149,7 +143,7 @@ def verify_raise(state: TableState, user_id: int, amount: int) -> tuple[Hand, Pl
     if p.raises >= state.settings.max_raises:
         raise GameError("raise_limit", f"you may raise at most {state.settings.max_raises} times")
     bounds = betting.raise_range(state, hand, p)
-    if type(amount) is int and bounds is not None and bounds[0] <= amount <= bounds[1]:
+    if bounds is not None and bounds[0] <= amount <= bounds[1]:
         return hand, p  # the usual case: skip composing the refusal's message
     why = f"the level is capped at {betting.cap(state, hand)} by the poorest player"
     _check_amount(amount, bounds, "raise", why)
