@@ -53,6 +53,24 @@ class SubscriberTooSlow(Exception):
     """A subscriber's bounded queue overflowed; it should resume from its last version."""
 
 
+class Batches(Protocol):
+    """What `subscribe_batches` returns: an async iterator of event lists, which the consumer
+    may tell that it holds some events already (they are then never yielded)."""
+
+    last: int  # the newest version yielded or skipped
+
+    def __aiter__(self) -> Batches: ...
+
+    async def __anext__(self) -> list[StoredEvent]: ...
+
+    def skip_to(self, version: int) -> None:
+        """The consumer holds every event up to `version` (say, its own append's): never
+        yield them. Only for versions the consumer really holds: it is not told of a gap."""
+        ...
+
+    def close(self) -> None: ...
+
+
 class EventStore(Protocol):
     async def append(
         self,
@@ -91,7 +109,7 @@ class EventStore(Protocol):
         """
         ...
 
-    def subscribe_batches(self, stream: str, after: int) -> AsyncIterator[list[StoredEvent]]:
+    def subscribe_batches(self, stream: str, after: int) -> Batches:
         """The same events as `subscribe`, in non-empty lists of consecutive events: whatever
         is at hand at once (a catch-up page, or everything one live read delivered)."""
         ...

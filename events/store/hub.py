@@ -24,7 +24,7 @@ import redis.exceptions as rexc
 from redis.asyncio import Redis
 
 from events.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow
-from events.store.entries import raw, to_events
+from events.store.entries import raw, to_events, version_of
 from events.store.packed import PackedXread
 
 log = logging.getLogger(__name__)
@@ -38,12 +38,14 @@ class Subscription:
 
     The reader hands over everything one XREAD brought for the stream at once, and the
     consumer takes everything buffered at once (`next_batch`): one wake-up per read, not per
-    event."""
+    event. Versions at or below `floor` (what the consumer already holds) are dropped on
+    arrival, without waking it."""
 
-    __slots__ = ("_waiter", "error", "pending", "size")
+    __slots__ = ("_waiter", "error", "floor", "pending", "size")
 
     def __init__(self, size: int) -> None:
         self.size = size
+        self.floor = 0
         self.pending: list[StoredEvent] = []
         self.error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -54,6 +56,11 @@ class Subscription:
     def offer_many(self, events: list[StoredEvent]) -> bool:
         if self.error is not None:
             return False
+        floor = self.floor
+        if events[0].version <= floor:
+            if events[-1].version <= floor:
+                return True
+            events = [e for e in events if e.version > floor]
         if len(self.pending) + len(events) > self.size:
             self.fail(SubscriberTooSlow("subscriber queue overflowed; resume from your version"))
             return False
@@ -159,6 +166,19 @@ class Hub:
                 del group.subs[key]
                 del group.positions[key]  # the reader drops it at its next read
 
+    def skipped(self, key: str) -> None:
+        """A subscriber raised its floor: once every subscriber of `key` is past the reader's
+        position, the next XREAD starts after the lowest floor (Redis need not send what
+        nobody here wants)."""
+        group = self._groups.get(self._group_of(key))
+        if group is None or key not in group.positions:
+            return
+        subs = group.subs.get(key)
+        if subs:
+            lowest = min(sub.floor for sub in subs)
+            if lowest > group.positions[key]:
+                group.positions[key] = lowest
+
     async def close(self) -> None:
         self._closed = True
         for group in self._groups.values():
@@ -236,13 +256,18 @@ class Hub:
         pairs = reply.items() if isinstance(reply, dict) else (reply or ())
         for raw_key, entries in pairs:
             key = raw_key.decode() if isinstance(raw_key, bytes) else str(raw_key)
-            if key not in group.positions:
+            if key not in group.positions or not entries:
                 continue  # unsubscribed while the read was in flight
-            events = to_events(entries)
-            if not events:
+            subs = group.subs.get(key, ())
+            newest = version_of(entries[-1][0])
+            if newest <= group.positions[key] or all(newest <= s.floor for s in subs):
+                # Everything here is held already (the subscribers' own appends): the
+                # position only moves forward.
+                group.positions[key] = max(group.positions[key], newest)
                 continue
+            events = to_events(entries)
             group.positions[key] = max(group.positions[key], events[-1].version)
-            for sub in list(group.subs.get(key, ())):
+            for sub in list(subs):
                 if not sub.offer_many(events):
                     self.unregister(key, sub)
 

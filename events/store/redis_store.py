@@ -36,10 +36,10 @@ from events.store.base import (
     Snapshot,
     StoredEvent,
     StoreUnavailable,
-    SubscriberTooSlow,
 )
 from events.store.chain import ZERO_HASH, chain, find_break
 from events.store.entries import datas_of, raw, to_event, to_events, version_of
+from events.store.follow import Follow
 from events.store.gcpause import gc_paused
 from events.store.hub import Connect, Hub
 from events.store.keys import check_stream, keys_for
@@ -275,60 +275,20 @@ class RedisEventStore:
 
     async def subscribe(self, stream: str, after: int) -> AsyncIterator[StoredEvent]:
         """Every event after `after`, then live ones (`subscribe_batches`, one at a time)."""
-        async for batch in self.subscribe_batches(stream, after):
-            for event in batch:
-                yield event
+        follow = self.subscribe_batches(stream, after)
+        try:
+            async for batch in follow:
+                for event in batch:
+                    yield event
+        finally:
+            follow.close()
 
-    async def subscribe_batches(
-        self, stream: str, after: int
-    ) -> AsyncIterator[list[StoredEvent]]:
+    def subscribe_batches(self, stream: str, after: int) -> Follow:
         """Catch up with XRANGE pages, then hand over to the process's XREAD reader; each item
         is a non-empty list of consecutive events (a page, or all the reader delivered since
-        the consumer last asked), so a consumer pays one hop per read, not per event.
-
-        The hand-over is exact because we track `last` ourselves: live events at or below it are
-        dropped, and a gap (the reader was already past us) is fetched with XRANGE.
-        """
-        keys = keys_for(stream)
-        last = after
-        while True:
-            batch = await self.read(stream, last, PAGE)
-            if batch:
-                yield batch
-                last = batch[-1].version
-            if len(batch) < PAGE:
-                break
-        sub, position = self._hub.register(keys.events, last)
-        try:
-            if position > last:
-                for page in await self._pages(stream, last, position - last):
-                    yield page
-                    last = page[-1].version
-            while True:
-                live = await sub.next_batch()
-                out: list[StoredEvent] = []
-                for event in live:
-                    if event.version <= last:
-                        continue
-                    if event.version > last + 1:
-                        missed = await self.read(stream, last, event.version - 1 - last)
-                        out += missed
-                        if missed:
-                            last = missed[-1].version
-                        if event.version != last + 1:
-                            raise SubscriberTooSlow(
-                                f"{stream}: could not fill gap before {event.version}"
-                            )
-                    out.append(event)
-                    last = event.version
-                if out:
-                    yield out
-        finally:
-            self._hub.unregister(keys.events, sub)
-
-    async def _pages(self, stream: str, after: int, limit: int) -> list[list[StoredEvent]]:
-        events = await self.read(stream, after, limit)
-        return [events[i : i + PAGE] for i in range(0, len(events), PAGE)]
+        the consumer last asked), so a consumer pays one hop per read, not per event. See
+        `events.store.follow` for the hand-over and for `skip_to`."""
+        return Follow(self.read, self._hub, stream, keys_for(stream).events, after, PAGE)
 
     # -- snapshots ---------------------------------------------------------------------------
 

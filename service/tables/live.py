@@ -8,6 +8,12 @@ hands the batch -- the same `LiveEvent` objects -- to every watcher with a plain
 looker of a `looked` event sees the public one) and computes the view at its version once per
 viewer, only when asked (a socket asks for the newest event of a batch only).
 
+This process's own appends do not wait for the store to bring them back: the repo tells the
+feed of each append as its reply arrives (`TableFeed.appended`), and when they are the next
+versions in line the feed hands them on at once and tells the store it holds them
+(`skip_to`), so the reader neither wakes the feed for them nor, soon, fetches them at all.
+Other processes' appends, and own ones whose reply lost the race, come through the store.
+
 A watcher's catch-up (resume after N) is read from the store for that watcher alone; while it
 runs, what the feed delivers is held, and on going live the held events are passed on with
 every version at or below the last one sent dropped, so the hand-over neither loses nor
@@ -168,7 +174,31 @@ class TableFeed:
         self.stream = stream
         self.position = after  # the newest version handed to the watchers
         self.watchers: set[Watcher] = set()
+        self.batches = feeds.store.subscribe_batches(stream, after)
         self.task = asyncio.create_task(self._run(), name=f"svara-feed-{table_id}")
+
+    def appended(
+        self, first: int, events: Sequence[TableEvent], at: float, state: TableState
+    ) -> None:
+        """This process just appended `events` at versions `first`...: hand them on now,
+        without waiting for the store to bring them back (it then never does). Only when
+        they are next in line; otherwise the store's delivery stays the one path."""
+        if first != self.position + 1 or self.task.done():
+            return
+        last = first + len(events) - 1
+        items = [LiveEvent(first + i, at, e, None) for i, e in enumerate(events)]
+        items[-1].state = state
+        self.position = last
+        self.batches.skip_to(last)
+        self._deliver(items)
+
+    def _deliver(self, items: list[LiveEvent]) -> None:
+        for watcher in list(self.watchers):
+            try:
+                watcher.deliver(items)
+            except Exception as exc:  # a sink's bug must not reach the appender
+                log.exception("a live watcher of %s failed", self.table_id)
+                watcher.fail(exc)
 
     def remove(self, watcher: Watcher) -> None:
         self.watchers.discard(watcher)
@@ -189,9 +219,13 @@ class TableFeed:
         state_at = repo.state_at
         appended = repo.appended
         try:
-            async for batch in self.feeds.store.subscribe_batches(self.stream, self.position):
+            async for batch in self.batches:
+                if batch[-1].version <= self.position:
+                    continue  # handed on already, from our own append (see `appended`)
                 items = []
                 for stored in batch:
+                    if stored.version <= self.position:
+                        continue
                     # Our own append's event object, or the stored bytes decoded.
                     event = appended(table_id, stored.version) or decode_table_event(
                         stored.data
@@ -205,9 +239,11 @@ class TableFeed:
                     loaded = await repo.load(table_id)
                     if loaded.version == newest.version:
                         newest.state = loaded.state
+                    if newest.version <= self.position:  # handed on while we read
+                        continue
+                    items = [i for i in items if i.version > self.position]
                 self.position = newest.version
-                for watcher in list(self.watchers):
-                    watcher.deliver(items)
+                self._deliver(items)
         except asyncio.CancelledError:
             raise
         except BaseException as exc:
@@ -216,6 +252,7 @@ class TableFeed:
             if not isinstance(exc, Exception):
                 raise
         finally:
+            self.batches.close()
             if self.feeds.tables.get(table_id) is self:
                 del self.feeds.tables[table_id]
 
@@ -230,6 +267,15 @@ class Feeds:
         self.repo = repo
         self.stream_of = stream_of
         self.tables: dict[str, TableFeed] = {}
+        repo.append_hooks.append(self._appended)
+
+    def _appended(
+        self, table_id: str, first: int, events: Sequence[TableEvent], at: float,
+        state: TableState,
+    ) -> None:
+        feed = self.tables.get(table_id)
+        if feed is not None:
+            feed.appended(first, events, at, state)
 
     async def watch(
         self,

@@ -47,6 +47,8 @@ class Outcome:
 
 
 ChangeHook = Callable[[str, int, TableState], None]
+# (table_id, first version, the events appended, their time, the state after the last one)
+AppendHook = Callable[[str, int, Sequence[TableEvent], float, TableState], None]
 
 
 def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
@@ -81,6 +83,9 @@ class TableRepo:
         self._snapshotted: dict[str, int] = {}
         self.trail = Trail()
         self.hooks: list[ChangeHook] = []
+        # told of this process's own appends, straight from the append's reply (the live feed
+        # hands them to its sockets without waiting for the store to bring them back)
+        self.append_hooks: list[AppendHook] = []
         # per table: the first version and the events of this process's latest append
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
 
@@ -214,9 +219,12 @@ class TableRepo:
                 state = decided
                 after = Loaded(result.version, state)
                 self._remember(table_id, after)
-                # The feed brings these back from the store: it may take them from here
+                first = result.version - len(events) + 1
+                # Should the store bring these back to the feed, it takes them from here
                 # instead of decoding the bytes again.
-                self._appended[table_id] = (result.version - len(events) + 1, events)
+                self._appended[table_id] = (first, events)
+                for append_hook in self.append_hooks:
+                    append_hook(table_id, first, events, float(command.now), state)
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)

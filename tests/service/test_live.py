@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import uuid
 from collections.abc import Sequence
 
 import msgspec
@@ -17,6 +18,7 @@ from events.codec import decode_table_event
 from service.game.decider import evolve, fold
 from service.game.view import project_event
 from service.game.view import view as table_view
+from service.tables import bots
 from service.tables.facade import FeedItem, User
 from service.tables.live import LiveEvent
 from service.tables.service import TableService
@@ -36,10 +38,12 @@ class Sink:
         self.events: list[dict[str, object]] = []
         self.views: dict[int, bytes] = {}
         self.deliveries = 0
+        self.delivered_in: list[asyncio.Task[object] | None] = []  # whose task delivered
         self.arrived = asyncio.Event()
 
     def deliver(self, items: Sequence[FeedItem]) -> None:
         self.deliveries += 1
+        self.delivered_in.append(asyncio.current_task())
         for item in items:
             self.versions.append(item.version)
             self.events.append(msgspec.json.decode(item.event_json(self.viewer)))
@@ -102,6 +106,71 @@ async def test_watchers_share_one_feed_and_get_every_event_once(
                            "data": projected["data"]}
         # views: every one is the viewer's view of the fold at its version, and the newest
         # version always got one
+        assert version in sink.views
+        for v, view in sink.views.items():
+            assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
+
+
+async def test_own_appends_reach_the_watchers_straight_from_the_append(
+    services: Factory, clock: FakeClock
+) -> None:
+    """The process that appends hands its events to its watchers before `act` returns (no
+    round trip through the store's reader); appends of another process, in between, still come
+    through the store. Every watcher gets each version once, in order, projected for it, and
+    the views are the views of the fold."""
+    here = await services()
+    there = await services()  # another process writing to the same table
+    # Here the store's reader lags by 20 ms (as it does under load), so the append's reply
+    # is in first: that is when the direct path pays.
+    hub = here.store._hub  # type: ignore[attr-defined]
+    dispatch = hub._dispatch
+    hub._dispatch = lambda *args: asyncio.get_running_loop().call_later(0.02, dispatch, *args)
+    users = make_users(3)
+    table_id = await seated_table(here, users)
+    start = await here.store.version(here.streams.table(table_id))
+    sinks = [Sink(u.id) for u in users]
+    tasks = [asyncio.create_task(here.watch(u, table_id, start, s, views=True))
+             for u, s in zip(users, sinks, strict=True)]
+    try:
+        await asyncio.sleep(0.1)
+        rng = random.Random(5)
+        for turn in range(40):
+            actor = here if turn % 3 else there
+            loaded = await actor.repo.load(table_id)
+            state = loaded.state
+            assert state is not None
+            for user in users:
+                choice = bots.choose(await actor.view(user, table_id), rng)
+                if choice is not None:
+                    version = await actor.act(user, table_id, action_id=uuid.uuid4().hex,
+                                              type=choice[0], amount=choice[1])
+                    break
+            else:
+                clock.now = max(clock.now, state.deadline or clock.now)
+                await actor.driver.fire(table_id)
+                version = await actor.store.version(actor.streams.table(table_id))
+            for sink in sinks:
+                await sink.until(version)
+        # Delivered by this very task (inside `act`), not by the feed's task: straight from
+        # the append. Timers that fire here too; the other process's appends never.
+        me = asyncio.current_task()
+        for sink in sinks:
+            assert sum(task is me for task in sink.delivered_in) >= 20
+            assert sum(task is not me for task in sink.delivered_in) >= 10
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    stored = await here.store.read(here.streams.table(table_id))
+    events = [decode_table_event(e.data) for e in stored]
+    version = stored[-1].version
+    for sink in sinks:
+        assert sink.versions == list(range(start + 1, version + 1))
+        for got, s, event in zip(sink.events, stored[start:], events[start:], strict=True):
+            projected = project_event(event, sink.viewer)
+            assert got == {"version": s.version, "type": projected["type"], "at": s.at,
+                           "data": projected["data"]}
         assert version in sink.views
         for v, view in sink.views.items():
             assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)

@@ -215,6 +215,49 @@ class StoreContract:
         for it in subs:
             await it.aclose()  # type: ignore[attr-defined]
 
+    async def test_skipped_events_are_never_yielded(self, make_store: MakeStore) -> None:
+        """A consumer that holds its own appends skips them; the rest (another process's
+        appends, in between) still arrive in order, each once."""
+        store, other = make_store(), make_store()
+        s = new_stream()
+        batches = store.subscribe_batches(s, after=0)
+
+        async def upto(version: int) -> list[int]:
+            got: list[int] = []
+            while not got or got[-1] < version:
+                batch = await asyncio.wait_for(batches.__anext__(), 5.0)
+                got += [e.version for e in batch]
+            return got
+
+        await store.append(s, [b"1"], expected_version=0)
+        assert await upto(1) == [1]
+        await store.append(s, [b"2", b"3"], expected_version=1)
+        batches.skip_to(3)  # "we hold 2 and 3": they must not come
+        assert batches.last == 3
+        await other.append(s, [b"4"], expected_version=3)
+        assert await upto(4) == [4]
+        await store.append(s, [b"5"], expected_version=4)
+        batches.skip_to(5)
+        batches.skip_to(2)  # backwards is a no-op
+        await other.append(s, [b"6", b"7"], expected_version=5)
+        assert await upto(7) == [6, 7]
+        batches.close()
+        with pytest.raises(StopAsyncIteration):
+            await batches.__anext__()
+
+    async def test_skip_during_catch_up(self, store: RedisEventStore) -> None:
+        """Skipping past events still to be read in the catch-up drops them there too."""
+        s = new_stream()
+        await store.append(s, [b"1", b"2", b"3"], expected_version=0)
+        batches = store.subscribe_batches(s, after=0)
+        batches.skip_to(2)
+        first = await asyncio.wait_for(batches.__anext__(), 5.0)
+        assert [e.version for e in first] == [3]
+        await store.append(s, [b"4"], expected_version=3)
+        live = await asyncio.wait_for(batches.__anext__(), 5.0)
+        assert [(e.version, e.data) for e in live] == [(4, b"4")]
+        batches.close()
+
     async def test_slow_subscriber_is_told_so(self, make_store: MakeStore) -> None:
         store = make_store(queue_size=2)
         s = new_stream()
