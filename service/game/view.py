@@ -137,6 +137,23 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
     }
 
 
+def _redacted(event: TableEvent) -> bool:
+    """Whether `project_event` takes anything out of `event` for some viewer."""
+    return isinstance(event, ev.HandStarted | ev.SvaraDealStarted | ev.CardsDealt | ev.Looked)
+
+
+def public_data_json(event: TableEvent) -> bytes | None:
+    """`project_event(event, viewer)["data"]` as JSON, the same for every viewer, straight
+    from the event's encoding (its tag comes first; the rest is the data); None for the events
+    some viewer sees less of (use `project_event`)."""
+    if _redacted(event):
+        return None
+    encoded = _encode(event)
+    # b'{"type":"<tag>"' then b'}' or b',"field":...}'
+    rest = encoded[len(event_type(event)) + 10 :]
+    return b"{" + rest[1:] if len(rest) > 1 else b"{}"
+
+
 def project_event(event: TableEvent, viewer_user_id: int | None) -> JSON:
     """`{"type": tag, "data": {...}}` with what `viewer_user_id` may not see taken out."""
     data: JSON = _to_json(event)  # JSON types: lists, string keys

@@ -33,7 +33,7 @@ from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, StoredEvent, StoreUnavailable, SubscriberTooSlow
 from events.table import Looked, TableEvent
 from service.game.state import TableState
-from service.game.view import project_event
+from service.game.view import project_event, public_data_json
 from service.tables.facade import FeedSink as Sink
 from service.tables.repo import TableRepo
 from service.tables.views import SharedViews
@@ -88,7 +88,12 @@ class LiveEvent:
         key = projection_key(self.event, viewer)
         if key is None:
             if self._public is None:
-                self._public = _encode(self.project(None))
+                data = public_data_json(self.event)
+                if data is None:
+                    self._public = _encode(self.project(None))
+                else:  # the same bytes, without building and encoding the dicts
+                    self._public = b'{"version":%d,"type":"%b","at":%b,"data":%b}' % (
+                        self.version, event_type(self.event).encode(), _encode(self.at), data)
             return self._public
         own = self._own
         if own is None or own[0] != key:

@@ -10,9 +10,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from events import table as ev
 from service.game.state import TableState
-from service.game.view import project_event, view
+from service.game.view import project_event, public_data_json, view
 
 _CARD = re.compile(r"^[789TJQKA][cdhs]$")
 
@@ -33,6 +35,9 @@ def check_projected_event(event: ev.TableEvent, viewer: int | None, secrets: set
     """`secrets`: seeds not yet revealed (hex). Cards may appear only in a showdown, or in the
     viewer's own `looked` event; seeds only once revealed by the settlement."""
     projected = project_event(event, viewer)
+    shared = public_data_json(event)
+    if shared is not None:  # the encoding every viewer shares must be this viewer's too
+        assert msgspec.json.decode(shared) == projected["data"], (viewer, projected)
     found = list(strings(projected["data"]))
     cards = [s for s in found if _CARD.match(s)]
     if cards:
