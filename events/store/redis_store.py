@@ -392,19 +392,19 @@ class RedisEventStore:
             await self.load_functions()
         for attempt in (1, 2):
             try:
-                with unavailable_as_typed():
-                    if self._pipe is not None:
-                        prefix = self._prefixes.get((name, *keys))
-                        if prefix is None:
-                            prefix = pack_args(["FCALL", name, len(keys), *keys])
-                            if len(self._prefixes) > _HEAD_CACHE_LIMIT:
-                                self._prefixes.clear()
-                            self._prefixes[(name, *keys)] = prefix
-                        count = 3 + len(keys) + len(args)
-                        return await self._pipe.call(
-                            b"*%d\r\n%b%b" % (count, prefix, pack_args(args))
-                        )
-                    return await self._client.fcall(name, len(keys), *keys, *args)
+                if self._pipe is not None:
+                    prefix = self._prefixes.get((name, *keys))
+                    if prefix is None:
+                        prefix = pack_args(["FCALL", name, len(keys), *keys])
+                        if len(self._prefixes) > _HEAD_CACHE_LIMIT:
+                            self._prefixes.clear()
+                        self._prefixes[(name, *keys)] = prefix
+                    count = 3 + len(keys) + len(args)
+                    return await self._pipe.call(b"*%d\r\n%b%b" % (count, prefix, pack_args(args)))
+                return await self._client.fcall(name, len(keys), *keys, *args)
+            except _UNAVAILABLE as exc:  # unavailable_as_typed(), inline: the hot path (and
+                # first: some of these are ResponseErrors too)
+                raise StoreUnavailable(f"event store unreachable: {exc}") from exc
             except rexc.ResponseError as exc:
                 # FUNCTION FLUSH, a restart without persistence, a new cluster node: reload once.
                 if attempt == 1 and "function not found" in str(exc).lower():

@@ -20,11 +20,26 @@ import msgspec
 
 from service.game.legal import legal_actions
 from service.game.scoring import score
+from service.game.settings import TableSettings
 from service.game.state import TableState
 from service.game.view import _hand_view, seat_entry, seat_player
 
 _encode = msgspec.json.Encoder().encode
 _NOBODY = _encode({"seat": None, "cards": None, "score": None, "legal": []})
+# A table's settings rarely change and every state of it shares the object: encoded once.
+_SETTINGS_CACHE_SIZE = 4096
+_settings_json: dict[int, tuple[TableSettings, bytes]] = {}
+
+
+def settings_json(settings: TableSettings) -> bytes:
+    cached = _settings_json.get(id(settings))
+    if cached is not None and cached[0] is settings:
+        return cached[1]
+    if len(_settings_json) >= _SETTINGS_CACHE_SIZE:
+        _settings_json.clear()
+    encoded = _encode(settings)
+    _settings_json[id(settings)] = (settings, encoded)  # holds it: the id stays its own
+    return encoded
 
 
 class SharedViews:
@@ -62,14 +77,14 @@ class SharedViews:
                 private = {**entry, "cards": list(p.cards), "score": score(p.cards, options)}
             entries.append((s.user_id, _encode(entry), entry, private))
         self._entries = entries
-        head = _encode({
-            "table_id": state.table_id,
-            "version": self._version,
-            "settings": msgspec.to_builtins(state.settings),
-            "phase": state.phase,
-            "hand": _hand_view(state, hand) if hand is not None else None,
-        })
-        self._head = head[:-1]  # the closing brace comes after "seats" and "you"
+        # the closing brace comes after "seats" and "you"
+        self._head = b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"hand":%b' % (
+            _encode(state.table_id),
+            self._version,
+            settings_json(state.settings),
+            _encode(state.phase),
+            _encode(_hand_view(state, hand)) if hand is not None else b"null",
+        )
 
     def encoded(self, viewer: int | None) -> bytes:
         """`view(state, viewer, version)` as JSON."""
@@ -89,6 +104,7 @@ class SharedViews:
                     "seat": mine["seat"],
                     "cards": mine["cards"],
                     "score": mine["score"],
+                    # to_dict(), not the Struct: compiled by mypyc it loses omit_defaults
                     "legal": [a.to_dict() for a in legal_actions(self._state, viewer)],
                 })
             else:
