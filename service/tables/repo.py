@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -32,18 +31,18 @@ log = logging.getLogger(__name__)
 Status = Literal["appended", "duplicate", "noop", "conflict"]
 
 
-@dataclass(frozen=True)
-class Loaded:
+# NamedTuples, not frozen dataclasses: made on every command, and a frozen dataclass's
+# __init__ costs an object.__setattr__ per field.
+class Loaded(NamedTuple):
     version: int
     state: TableState | None
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     status: Status
     version: int
     state: TableState | None = None  # the state after an append (or the state decided on)
-    events: Sequence[TableEvent] = field(default_factory=tuple)  # what was appended
+    events: Sequence[TableEvent] = ()  # what was appended
 
 
 ChangeHook = Callable[[str, int, TableState], None]
