@@ -708,10 +708,16 @@ def main() -> int:
     parser.add_argument("--compiled", action="store_true",
                         help="serve svara with the game core compiled by mypyc, as the "
                              "Dockerfile ships it (built first in a scratch dir; needs mypy)")
+    parser.add_argument("--compiled-in", type=Path, metavar="DIR",
+                        help="like --compiled, with a copy `python bench/compiled.py DIR` "
+                             "built before (for repeated runs; rebuild it after changes)")
     args = parser.parse_args()
     args.server_root = REPO
     scratch = None
-    if args.compiled:
+    if args.compiled_in is not None:
+        args.compiled = True
+        args.server_root = args.compiled_in.resolve()
+    elif args.compiled:
         from compiled import build  # bench/compiled.py, beside this file
 
         scratch = tempfile.TemporaryDirectory(prefix="svara-compiled-")
