@@ -17,9 +17,8 @@ from aiohttp import web
 from service.api.auth import secret_key
 from service.api.config import Config
 from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
-from service.api.errors import error_middleware
 from service.api.ratelimit import RateLimiter
-from service.api.routes import add_routes
+from service.api.routes import add_routes, add_unmatched
 from service.api.ws import close_all
 from service.tables.facade import Tables
 
@@ -46,9 +45,7 @@ async def _web_app(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(config: Config, tables: Tables | None = None) -> web.Application:
-    app = web.Application(
-        middlewares=[error_middleware], client_max_size=config.max_body_bytes
-    )
+    app = web.Application(client_max_size=config.max_body_bytes)
     app[CONFIG] = config
     app[AUTH_KEY] = secret_key(config.signing_token)
     app[LIMITER] = RateLimiter(config.rate_per_second, config.rate_burst)
@@ -68,6 +65,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
             app, tables, token=config.bot_token, mode=config.bot_mode,
             public_url=config.public_url, telegram_api_url=config.telegram_api_url,
         )
+    add_unmatched(app)  # after every other route
     return app
 
 

@@ -10,7 +10,7 @@ from aiohttp import web
 from service.api import schemas
 from service.api.auth import sign_init_data
 from service.api.context import CONFIG, HEALTH_CHECK, TABLES, authenticate
-from service.api.errors import ApiError
+from service.api.errors import ApiError, Handler, json_errors, unmatched
 from service.api.openapi import openapi_document
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
@@ -121,21 +121,34 @@ async def dev_init_data(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
+    """The API's routes, each handler wrapped in `json_errors`. `add_unmatched` must come
+    after every other route under /api/ and /dev/."""
     from service.api.ws import table_socket
 
-    r = app.router
-    r.add_get("/api/health", health)
-    r.add_get("/api/openapi.json", openapi)
-    r.add_get("/api/me", me)
-    r.add_get("/api/tables", list_tables)
-    r.add_post("/api/tables", create_table)
+    def get(path: str, handler: Handler) -> None:
+        app.router.add_get(path, json_errors(handler))
+
+    def post(path: str, handler: Handler) -> None:
+        app.router.add_post(path, json_errors(handler))
+
+    get("/api/health", health)
+    get("/api/openapi.json", openapi)
+    get("/api/me", me)
+    get("/api/tables", list_tables)
+    post("/api/tables", create_table)
     # The table routes are matched in this order: the hot one (actions) first.
-    r.add_post(f"/api/tables/{TABLE_ID}/actions", act)
-    r.add_get(f"/api/tables/{TABLE_ID}", view)
-    r.add_post(f"/api/tables/{TABLE_ID}/seat", seat)
-    r.add_post(f"/api/tables/{TABLE_ID}/leave", leave)
-    r.add_get(f"/api/tables/{TABLE_ID}/events", events)
-    r.add_get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
-    r.add_get(f"/api/tables/{TABLE_ID}/ws", table_socket)
+    post(f"/api/tables/{TABLE_ID}/actions", act)
+    get(f"/api/tables/{TABLE_ID}", view)
+    post(f"/api/tables/{TABLE_ID}/seat", seat)
+    post(f"/api/tables/{TABLE_ID}/leave", leave)
+    get(f"/api/tables/{TABLE_ID}/events", events)
+    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
+    get(f"/api/tables/{TABLE_ID}/ws", table_socket)
     if dev_mode:
-        r.add_get("/dev/init-data", dev_init_data)
+        get("/dev/init-data", dev_init_data)
+
+
+def add_unmatched(app: web.Application) -> None:
+    """JSON 404/405 for whatever else comes under /api/ and /dev/ (registered last)."""
+    app.router.add_route("*", "/api/{tail:.*}", unmatched)
+    app.router.add_route("*", "/dev/{tail:.*}", unmatched)
