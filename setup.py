@@ -1,7 +1,8 @@
-"""Optional compiled build of the game core; everything else is in pyproject.toml.
+"""Optional compiled build (the game core and the live fan-out's hot path); everything else
+is in pyproject.toml.
 
 `SVARA_COMPILE=1 pip install --no-build-isolation .` (with mypy installed) compiles the modules
-listed under `[tool.svara] compiled` with mypyc: same code, same behaviour (tests/game runs
+listed under `[tool.svara] compiled` with mypyc: same code, same behaviour (their suites run
 against the compiled modules too), about 1.5x the hands per second. Without the variable the
 package is pure Python, which is what `pip install -e .` gives developers: compiled modules next
 to their sources would shadow every edit until the next build.

@@ -24,9 +24,13 @@ def compiled_modules() -> list[str]:
     return modules
 
 
+# The suites that test the compiled modules (copied along with `with_tests`).
+TEST_DIRS = ("game", "store", "service")
+
+
 def build(dest: Path, *, with_tests: bool = False) -> Path:
-    """Copy events/, service/ and pyproject.toml (and tests/game if asked) to `dest`, compile
-    there, and check that every listed module now loads from a C extension."""
+    """Copy events/, service/ and pyproject.toml (and the suites of TEST_DIRS if asked) to
+    `dest`, compile there, and check that every listed module now loads from a C extension."""
     ignore = shutil.ignore_patterns("__pycache__", "*.so", "build")
     for package in ("events", "service"):
         shutil.copytree(REPO / package, dest / package, ignore=ignore)
@@ -35,7 +39,8 @@ def build(dest: Path, *, with_tests: bool = False) -> Path:
         (dest / "tests").mkdir()
         for name in ("__init__.py", "conftest.py"):
             shutil.copy2(REPO / "tests" / name, dest / "tests" / name)
-        shutil.copytree(REPO / "tests" / "game", dest / "tests" / "game", ignore=ignore)
+        for suite in TEST_DIRS:
+            shutil.copytree(REPO / "tests" / suite, dest / "tests" / suite, ignore=ignore)
         shutil.copytree(REPO / "bench", dest / "bench", ignore=ignore)
     modules = compiled_modules()
     done = subprocess.run(

@@ -14,7 +14,8 @@ from service.game.state import Hand, Player, Seat, TableState
 
 
 class LegalAction(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One entry of API.md's `legal` list; None fields are left out of the JSON."""
+    """One entry of API.md's `legal` list; None fields are left out of its JSON. Encode it
+    through `to_dict()`: compiled by mypyc, this module's Struct loses `omit_defaults`."""
 
     type: str
     min: int | None = None
