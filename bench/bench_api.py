@@ -482,77 +482,103 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(name: str, loops_for: Callable[[float | None], Awaitable[list[Any]]],
-                  seconds: float, intervals: list[float], pid: int) -> JSON:
-    print(f"{name}: throughput phase ({seconds:.0f} s) ...", flush=True)
+async def throughput(name: str, loops_for: Callable[[float | None], Awaitable[list[Any]]],
+                     seconds: float, pid: int, label: str = "") -> JSON:
+    """One closed-loop phase: actions/s, server CPU per action, latencies at full load."""
+    print(f"{name}: throughput phase{label} ({seconds:.0f} s) ...", flush=True)
     cpu0, own0 = cpu_seconds(pid), time.process_time()
     tput, took = await run_phase(await loops_for(None), seconds)
     cpu, own = cpu_seconds(pid) - cpu0, time.process_time() - own0
     await asyncio.sleep(1)
-    result: JSON = {"name": name, "actions_per_s": tput.actions / took,
-                    "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
-                    "paced": {}, "lost": tput.lost,
-                    "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
-                    "server_cpu_share": cpu / took, "client_cpu_share": own / took,
-                    "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
-                    "post_p99": pct(tput.post_rtts, 0.99), "idle": tput.idle,
-                    "views_per_action": tput.views / max(1, tput.actions)}
+    return {"name": name, "actions_per_s": tput.actions / took,
+            "tput_p50": pct(tput.latencies, 0.5), "tput_p99": pct(tput.latencies, 0.99),
+            "paced": {}, "lost": tput.lost,
+            "server_cpu_ms_per_action": 1000 * cpu / max(1, tput.actions),
+            "server_cpu_share": cpu / took, "client_cpu_share": own / took,
+            "errors": dict(tput.errors), "post_p50": pct(tput.post_rtts, 0.5),
+            "post_p99": pct(tput.post_rtts, 0.99), "idle": tput.idle,
+            "views_per_action": tput.views / max(1, tput.actions)}
+
+
+async def paced(result: JSON, loops_for: Callable[[float | None], Awaitable[list[Any]]],
+                seconds: float, intervals: list[float]) -> None:
+    """The latency phases (below saturation), added to `result`."""
     for interval in intervals:
-        print(f"{name}: latency phase ({seconds:.0f} s, one action per table every {interval} s)"
-              " ...", flush=True)
-        paced, took = await run_phase(await loops_for(interval), seconds)
+        print(f"{result['name']}: latency phase ({seconds:.0f} s, one action per table every "
+              f"{interval} s) ...", flush=True)
+        phase, took = await run_phase(await loops_for(interval), seconds)
         await asyncio.sleep(1)
-        result["paced"][interval] = (pct(paced.latencies, 0.5), pct(paced.latencies, 0.99),
-                                     paced.actions / took)
-        result["lost"] += paced.lost
-        for k, v in paced.errors.items():
+        result["paced"][interval] = (pct(phase.latencies, 0.5), pct(phase.latencies, 0.99),
+                                     phase.actions / took)
+        result["lost"] += phase.lost
+        for k, v in phase.errors.items():
             result["errors"][k] = result["errors"].get(k, 0) + v
-    return result
+
+
+Loops = Callable[[float | None], Awaitable[list[Any]]]
 
 
 async def main_async(args: argparse.Namespace) -> list[JSON]:
+    """Both servers run side by side (the one not measured idles); the closed-loop phase runs
+    `--rounds` times, alternating bare and svara, so each svara round is compared with the
+    bare round next to it (this machine's speed drifts by 10-20% over minutes)."""
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    results = []
+    servers: list[tuple[str, Loops, int]] = []
+    procs: list[subprocess.Popen[bytes]] = []
+    pools: list[HttpPool] = []
     # HTTP: at most --connections requests in flight against either server (the bare stack's
     # redis-py pool refuses more than 100 at once), through the same lean client (HttpPool);
     # the svara sockets get their own aiohttp session.
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as ws_session:
-        bare_url = f"http://127.0.0.1:{args.port}"
-        if args.only in ("both", "bare"):
-            proc = start([sys.executable, str(BARE), str(args.port)], {"REDIS_URL": redis_url},
-                         f"{bare_url}/act")
-            http = HttpPool("127.0.0.1", args.port, args.connections)
-            try:
-                results.append(await measure(
-                    "bare stack", lambda iv: bare_loops(http, args.tables, iv),
-                    args.seconds, args.interval, proc.pid))
-            finally:
-                http.close()
-                stop(proc)
-        if args.only == "bare":
-            return results
-        url = f"http://127.0.0.1:{args.port + 1}"
-        # `python -m` puts the working directory first on the path: the server runs the copy
-        # there (the compiled one with --compiled, as the Dockerfile ships it).
-        proc = start([sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
-                     {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
-                      "SVARA_NAMESPACE": f"bench-{BENCH_ID}",
-                      "LOG_LEVEL": "WARNING", "RATE_LIMIT_PER_SECOND": "1000",
-                      "RATE_LIMIT_BURST": "1000"}, f"{url}/api/health",
-                     cwd=args.server_root)
-        http = HttpPool("127.0.0.1", args.port + 1, args.connections)
         try:
-            print(f"svara: opening {args.tables} tables, {3 * args.tables} sockets ...", flush=True)
-            tables = await svara_tables(http, ws_session, url, args.tables)
+            if args.only in ("both", "bare"):
+                bare_url = f"http://127.0.0.1:{args.port}"
+                procs.append(start([sys.executable, str(BARE), str(args.port)],
+                                   {"REDIS_URL": redis_url}, f"{bare_url}/act"))
+                bare_http = HttpPool("127.0.0.1", args.port, args.connections)
+                pools.append(bare_http)
 
-            async def loops(interval: float | None) -> list[Any]:
-                return svara_loops(tables, interval)
-            results.append(await measure("svara serve", loops, args.seconds, args.interval,
-                                         proc.pid))
+                async def bare(interval: float | None) -> list[Any]:
+                    return await bare_loops(bare_http, args.tables, interval)
+                servers.append(("bare stack", bare, procs[-1].pid))
+            if args.only in ("both", "svara"):
+                url = f"http://127.0.0.1:{args.port + 1}"
+                # `python -m` puts the working directory first on the path: the server runs
+                # the copy there (the compiled one with --compiled, as the Dockerfile ships it).
+                procs.append(start(
+                    [sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
+                    {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+                     "SVARA_NAMESPACE": f"bench-{BENCH_ID}", "LOG_LEVEL": "WARNING",
+                     "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"},
+                    f"{url}/api/health", cwd=args.server_root))
+                http = HttpPool("127.0.0.1", args.port + 1, args.connections)
+                pools.append(http)
+                print(f"svara: opening {args.tables} tables, {3 * args.tables} sockets ...",
+                      flush=True)
+                tables = await svara_tables(http, ws_session, url, args.tables)
+
+                async def svara(interval: float | None) -> list[Any]:
+                    return svara_loops(tables, interval)
+                servers.append(("svara serve", svara, procs[-1].pid))
+            rounds: dict[str, list[JSON]] = {name: [] for name, _, _ in servers}
+            for r in range(args.rounds):
+                label = f" {r + 1}/{args.rounds}" if args.rounds > 1 else ""
+                for name, loops, pid in servers:
+                    rounds[name].append(await throughput(name, loops, args.seconds, pid, label))
+            results = []
+            for name, loops, _ in servers:
+                ranked = sorted(rounds[name], key=lambda x: x["actions_per_s"])
+                result = ranked[len(ranked) // 2]  # the median round (the upper one of two)
+                result["rounds"] = [x["actions_per_s"] for x in rounds[name]]
+                result["round_cpu"] = [x["server_cpu_ms_per_action"] for x in rounds[name]]
+                await paced(result, loops, args.seconds, args.interval)
+                results.append(result)
+            return results
         finally:
-            http.close()
-            stop(proc)
-    return results
+            for pool in pools:
+                pool.close()
+            for proc in procs:
+                stop(proc)
 
 
 async def drop_keys(redis_url: str) -> int:
@@ -603,9 +629,19 @@ def report(results: list[JSON], args: argparse.Namespace) -> str:
                      f"{r['tput_p50']:.1f} / {r['tput_p99']:.1f} ms |" + paced)
     p99s = ", ".join(f"{p99:.1f} ms at one action per table every {iv:g} s"
                      for iv, (_, p99, _) in svara["paced"].items())
-    ratio = svara["actions_per_s"] / bare["actions_per_s"]
+    ratios = [sv / b for sv, b in zip(svara["rounds"], bare["rounds"], strict=True)]
+    ratio = sorted(ratios)[len(ratios) // 2]
     worst = max(p99 for _, p99, _ in svara["paced"].values())
-    lines += ["", f"Ratio svara / bare actions/s: {ratio:.2f} (target ≥ 0.5: "
+    if len(ratios) > 1:
+        lines += ["", f"Closed-loop rounds, alternating ({args.seconds:.0f} s each; the table "
+                  "shows each server's median round): bare "
+                  + ", ".join(f"{x:.0f}" for x in bare["rounds"]) + " actions/s ("
+                  + ", ".join(f"{x:.2f}" for x in bare["round_cpu"]) + " ms); svara "
+                  + ", ".join(f"{x:.0f}" for x in svara["rounds"]) + " actions/s ("
+                  + ", ".join(f"{x:.2f}" for x in svara["round_cpu"]) + " ms); ratio per "
+                  "round " + ", ".join(f"{x:.2f}" for x in ratios) + "."]
+    what = "median of the rounds' ratios" if len(ratios) > 1 else "one round"
+    lines += ["", f"Ratio svara / bare actions/s: {ratio:.2f} ({what}; target ≥ 0.5: "
               f"{'met' if ratio >= 0.5 else 'NOT met'}). "
               f"svara p99 action→broadcast: {p99s} (target ≤ 50 ms: "
               f"{'met' if worst <= 50 else 'NOT met'}). "
@@ -705,6 +741,9 @@ def main() -> int:
                         help="HTTP requests in flight at most, for both servers")
     parser.add_argument("--update-readme", action="store_true")
     parser.add_argument("--only", choices=("both", "bare", "svara"), default="both")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="closed-loop phases per server, alternating bare and svara "
+                             "(the ratio is the median of the rounds' ratios)")
     parser.add_argument("--compiled", action="store_true",
                         help="serve svara with the game core compiled by mypyc, as the "
                              "Dockerfile ships it (built first in a scratch dir; needs mypy)")

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.table import TableEvent
-from service.game import actions, seating, timers
+from service.game import actions, flow, seating, timers
 from service.game import commands as cmd
 from service.game.errors import GameError
 from service.game.evolve import evolve, fold
@@ -54,6 +54,7 @@ def _run(state: TableState, command: cmd.TableCommand) -> Tx:
         cmd.check_numbers(command)
     tx = Tx(state, command.now, command.seed)
     handler(tx, command)
+    flow.next_hand_without_pause(tx)
     return tx
 
 

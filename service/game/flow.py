@@ -92,6 +92,19 @@ def maybe_start_hand(tx: Tx) -> None:
     start_hand(tx)
 
 
+def next_hand_without_pause(tx: Tx) -> None:
+    """After a command that settled a hand at a table with no pause between hands: deal the
+    next one with this same command (its clock and seed), as the Tick at `next_hand_at` would
+    have -- one append instead of two. A command without a seed (some tests') leaves it to the
+    Tick."""
+    if (
+        tx.settings.next_hand_seconds == 0
+        and len(tx.seed) == SEED_BYTES
+        and any(type(e) is ev.HandSettled for e in tx.events)
+    ):
+        maybe_start_hand(tx)
+
+
 def start_betting(tx: Tx) -> None:
     hand = tx.hand
     first = None

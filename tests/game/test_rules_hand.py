@@ -86,6 +86,27 @@ def test_start_next_hand_waits_next_hand_seconds_then_tick_starts_it() -> None:
     assert isinstance(events[0], ev.HandStarted) and events[0].number == 2
 
 
+def test_start_next_hand_at_once_with_the_settling_action_when_there_is_no_pause() -> None:
+    t = table_with([A, B], next_hand_seconds=0)
+    t.act(B, "pass")
+    seed = seed_of(5)
+    t.next_seed = seed
+    events = t.act(B, "fold")  # A wins by folds, and the next hand is dealt by this command
+    assert t.types(events)[:4] == ["folded", "hand_settled", "hand_started", "antes_paid"]
+    started = events[2]
+    assert isinstance(started, ev.HandStarted) and started.number == 2
+    assert started.commitment == hashlib.sha256(seed).hexdigest()
+    assert t.s.hand is not None and t.s.hand.number == 2 and t.s.hand.phase == "blind"
+    # the same as settling, then the Tick at next_hand_at (= now) with the same seed
+    u = table_with([A, B], next_hand_seconds=0)
+    u.act(B, "pass")
+    u.do(cmd.Fold(user_id=B, now=u.now, seed=b""))  # no seed: this command cannot deal
+    assert u.s.phase == "settled" and u.s.deadline == u.now
+    u.next_seed = seed
+    assert u.tick() == events[2:]
+    assert u.s == t.s
+
+
 # --- 2. Commit ------------------------------------------------------------------------------
 
 
