@@ -15,7 +15,10 @@ servers get the same HTTP client (`HttpPool`: keep-alive HTTP/1.1, at most `--co
 requests in flight).
 
     REDIS_URL=redis://127.0.0.1:6379/0 python bench/bench_api.py --tables 200 --seconds 10
-    python bench/bench_api.py --update-readme   # also writes the figures into README.md
+    python bench/bench_api.py --rounds 5 --compiled --update-readme   # as in README.md
+
+`--rounds N` keeps both servers up and alternates their closed-loop phases N times; the ratio
+is the median of the rounds' ratios (the machine's speed drifts over minutes).
 """
 
 from __future__ import annotations
@@ -651,52 +654,42 @@ def report(results: list[JSON], args: argparse.Namespace) -> str:
 
 
 ANALYSIS = """\
-**What a svara action costs the server now.** One HTTP request (auth from a cache, the rate
-limiter, the body decoded by msgspec), a decision on the cached state, and the append: a
-version-checked `FCALL` on one pipelined connection per process (`events/store/pipe.py`: the
-command packed once, every append of an event-loop turn in one write, replies read in order
-by one task; at full load about seven appends share a write). Then the fan-out, done once per
-process and table rather than per socket (`service/tables/live.py`): the process's one
-`XREAD` reader brings the batch (about twenty events per read at full load) to the table's
-one feed, which reuses the event objects of its own appends (decoding only other replicas'),
-folds each event once into the trail, and hands the same `LiveEvent`s to every socket with a
-plain call. An event is projected and JSON-encoded once (only a `looked` event has a second,
-private projection, for its looker); the views a batch's newest event needs are built by
-`SharedViews`, which encodes the settings, the hand and every seat once and adds each
-viewer's own seat and `you` (byte-for-byte `view()`, tested for every viewer at every
-version); each socket's writer joins its frames into one transport write, and buffers at
-most `ws_queue_size` batches behind a backed-up transport before closing with 4408. py-spy
-on the saturated server: the fan-out is about a quarter (three socket writes and three views
-per action are most of it), aiohttp's own request handling a fifth, the action itself (decide,
-chain hash, packing, the snapshot at each settled hand) about a sixth, the `XREAD` reader, the
-event loop and the timer driver about 5% each; nothing else above 3%.
+**What a svara action costs the server.** One HTTP request (auth from a cache, the rate
+limiter, the body decoded by msgspec, errors shaped by a per-handler wrapper rather than an
+aiohttp middleware), a decision on the cached state, and the append: a version-checked `FCALL`
+on one pipelined connection per process (`events/store/pipe.py`). Then the fan-out, once per
+process and table (`service/tables/live.py`): the process's own appends go to the table's
+sockets straight from the append's reply (about 93% of them at full load; the rest, and other
+replicas' appends, come through the process's one `XREAD` reader, which is told what the feed
+holds already and drops it unwoken). An event is encoded once (a public projection straight
+from the event's encoding); the newest event of a delivery carries each viewer's view, built
+by `SharedViews` (settings, hand and seats encoded once, then each viewer's own seat and
+`you`); each socket gets one transport write. At a table without a pause between hands the
+action that settles a hand also deals the next (one append and one fan-out instead of two).
+py-spy on the saturated server: aiohttp's own request handling about a quarter, the fan-out
+(three socket writes, three views) a fifth, the append a seventh, the game core (compiled) a
+tenth; nothing else above 5%.
 
-**Before and after.** Before this round (same bench and machine, the brief's run): bare 4,162
-actions/s at 0.23 ms, svara 982/s at 0.96 ms (0.24x). Each socket then had three
-queue/generator hops per event, decoded and projected every event itself, and wrote one frame
-per event; appends went through redis-py's pooled `execute_command`. svara-only runs after each
-step, server CPU per action: the shared fan-out 1.18 -> 0.87 ms; the pipelined appends (and the
-timer deciding a due tick on the cached state) -> 0.52; one watchdog timer for the pipe instead
-of a timeout per reply -> 0.42; shared views, the packed `FCALL` prefix, own events not decoded
-again -> 0.30-0.40; the timer loop woken only when a new plan is due before its next look, not
-after every append -> 0.33-0.37 against 0.41-0.42 without it in alternating runs. Runs on this
-shared machine vary by 15-20% from one to the next, the bare stack's too.
+**This round, step by step** (svara alone, server CPU per action, same machine): 0.74-0.76 ms
+at the start; own appends handed to the sockets from the append's reply 0.70; the public
+projection from the event's encoding 0.69; settings encoded once per table, error mapping
+inline 0.67; handler wrapper instead of middleware 0.65-0.66; the fan-out's hot modules
+compiled with the game core 0.625 against 0.664 (alternating A/B, three runs each); the next
+hand dealt by the settling action 0.54-0.57. Tried and dropped, no difference measurable:
+compiling the store's append path, the API's socket writer and the repo too; hashing with
+copied sha256 states; packing the append's arguments by hand; reading the pipe's replies
+straight from hiredis.
 
-**The client, and why the ratio target is still missed.** aiohttp's client cost about 0.16 ms
-of CPU per request, on the same two cores as the server it measures; both servers are now
-driven by one lean keep-alive HTTP/1.1 client (`HttpPool`, the same `--connections` limit), and
-svara's sockets are read with msgspec, decoding only what a move needs. Both servers now run at
-95-100% of a core, so the ratio is the inverse ratio of server CPU per action. The cheaper
-client made the bare stack faster too (0.12-0.20 ms per action, 4,950-8,200/s), so across
-today's full runs svara's 2,050-3,250 actions/s (0.29-0.46 ms) are 0.31-0.46x of it (0.43x in
-the run above): **the 0.5x target is not met**. A svara action does everything the bare one
-does (an HTTP request, one Lua call) plus the decision, the chain hash and the fan-out to three
-sockets with a view each; what remains is spread flat over those, the largest single item being
-the three socket writes (about 7%). With `--compiled` the server runs the game core as the
-Dockerfile ships it, compiled by mypyc (decide, views and projections are C): 0.33 and 0.29 ms
-per action against the bare stack's 0.13 ms in its two full runs (0.37x and 0.43x, the run
-above), within the pure core's range: the game core is too small a share to move it. p99
-action -> broadcast stays far inside its target.
+**How the ratio is measured.** This machine's speed drifts by 10-20% over minutes (the bare
+stack's own CPU per action was 0.30-0.35 ms today), and a single phase per server put one to
+two minutes between the two figures: single runs today gave 0.44-0.56x for the same build.
+With `--rounds N` both servers stay up and the closed-loop phases alternate, so each svara
+round is compared with the bare round beside it; the verdict is the median of the rounds'
+ratios, and the table shows each server's median round. Within a run the rounds agree to a
+few hundredths. The bare stack spends about half its CPU in redis-py's pooled `EVALSHA`
+(about 0.15 ms; svara's pipelined append about 0.04 ms); what svara adds on top is the
+decision, the chain hash, the fan-out to three sockets with a view each and the deal of each
+new hand. p99 action -> broadcast stays far inside its target.
 Scaling out is by replicas (`docker-compose.yml` runs two), which share nothing but Redis;
 every guarantee (idempotency, version checks, exactly-once timeouts, per-viewer privacy, gap-
 free sockets with resume and 4408 for slow clients) is unchanged and tested."""
@@ -706,11 +699,12 @@ def update_readme(text: str) -> None:
     readme = REPO / "README.md"
     body = readme.read_text()
     intro = textwrap.fill(
-        "`python bench/bench_api.py --tables 200 --seconds 10 [--compiled]` (needs `REDIS_URL`, "
-        "default the local Redis; `--compiled` serves svara with the mypyc-compiled game core "
-        "the Dockerfile ships) starts `../shared/bench/bare_stack.py`, then `svara serve`, "
-        "one process each, and drives both from one client process with the same lean "
-        "HTTP/1.1 client and connection limit; "
+        "`python bench/bench_api.py --tables 200 --seconds 10 --rounds 5 [--compiled]` (needs "
+        "`REDIS_URL`, default the local Redis; `--compiled` serves svara as the Dockerfile "
+        "ships it, compiled with mypyc) starts `../shared/bench/bare_stack.py` and `svara "
+        "serve`, one process each, and drives both from one client process with the same lean "
+        "HTTP/1.1 client and connection limit, the closed-loop phases alternating between the "
+        "two servers `--rounds` times; "
         "`--update-readme` rewrites this section. Each svara table has three signed players "
         "with a WebSocket each, resumed with `views: true`; the player on turn POSTs one legal "
         "action chosen from the view its socket last brought (a GET of the view only if no "
