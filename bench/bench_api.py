@@ -615,8 +615,9 @@ def report(results: list[JSON], args: argparse.Namespace) -> str:
         "requests in flight, one server process each, loopback, Redis 7 on the same 2-core "
         "machine, which the client and other people's work share (load average "
         f"{args.load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). "
-        "svara's game core: "
-        + ("compiled with mypyc (`--compiled`, as the Dockerfile ships it)." if args.compiled
+        "svara: "
+        + ("compiled with mypyc, the game core and the fan-out's hot modules (`--compiled`, as "
+           "the Dockerfile ships it)." if args.compiled
            else "pure Python (as `pip install -e .` installs it)."),
         "",
         "| server | actions/s (closed loop) | server CPU per action | p50 / p99 at full load |"
