@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 from events.codec import decode_table_event
+from events.store.base import StoredEvent
 from service.game.decider import evolve, fold
 from service.game.view import project_event
 from service.game.view import view as table_view
@@ -62,6 +63,22 @@ class Sink:
                 await self.arrived.wait()
 
 
+def check_received(sink: Sink, stored: Sequence[StoredEvent], after: int) -> None:
+    """`sink` got every stored version after `after` once, in order, each event in its viewer's
+    projection; every view it got is the viewer's view of the fold at its version, and the
+    newest version got one."""
+    events = [decode_table_event(e.data) for e in stored]
+    version = stored[-1].version
+    assert sink.versions == list(range(after + 1, version + 1))
+    for got, s, event in zip(sink.events, stored[after:], events[after:], strict=True):
+        projected = project_event(event, sink.viewer)
+        assert got == {"version": s.version, "type": projected["type"], "at": s.at,
+                       "data": projected["data"]}
+    assert version in sink.views
+    for v, view in sink.views.items():
+        assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
+
+
 async def test_watchers_share_one_feed_and_get_every_event_once(
     services: Factory, clock: FakeClock
 ) -> None:
@@ -97,18 +114,8 @@ async def test_watchers_share_one_feed_and_get_every_event_once(
     assert not reader.feeds.tables  # the last watcher gone, the feed stopped
 
     stored = await writer.store.read(writer.streams.table(table_id))
-    events = [decode_table_event(e.data) for e in stored]
     for sink, after in zip([*sinks, late], [*afters, 0], strict=True):
-        assert sink.versions == list(range(after + 1, version + 1))
-        for got, s, event in zip(sink.events, stored[after:], events[after:], strict=True):
-            projected = project_event(event, sink.viewer)
-            assert got == {"version": s.version, "type": projected["type"], "at": s.at,
-                           "data": projected["data"]}
-        # views: every one is the viewer's view of the fold at its version, and the newest
-        # version always got one
-        assert version in sink.views
-        for v, view in sink.views.items():
-            assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
+        check_received(sink, stored, after)
 
 
 async def test_own_appends_reach_the_watchers_straight_from_the_append(
@@ -163,17 +170,8 @@ async def test_own_appends_reach_the_watchers_straight_from_the_append(
         await asyncio.gather(*tasks, return_exceptions=True)
 
     stored = await here.store.read(here.streams.table(table_id))
-    events = [decode_table_event(e.data) for e in stored]
-    version = stored[-1].version
     for sink in sinks:
-        assert sink.versions == list(range(start + 1, version + 1))
-        for got, s, event in zip(sink.events, stored[start:], events[start:], strict=True):
-            projected = project_event(event, sink.viewer)
-            assert got == {"version": s.version, "type": projected["type"], "at": s.at,
-                           "data": projected["data"]}
-        assert version in sink.views
-        for v, view in sink.views.items():
-            assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
+        check_received(sink, stored, start)
 
 
 async def test_shared_projection_is_each_viewers_own(services: Factory, clock: FakeClock) -> None:
