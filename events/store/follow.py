@@ -112,6 +112,3 @@ class Follow:
         if self._sub is not None:
             self._hub.unregister(self._key, self._sub)
             self._sub = None
-
-    async def aclose(self) -> None:
-        self.close()

@@ -50,9 +50,6 @@ class Subscription:
         self.error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
 
-    def offer(self, event: StoredEvent) -> bool:
-        return self.offer_many([event])
-
     def offer_many(self, events: list[StoredEvent]) -> bool:
         if self.error is not None:
             return False
@@ -91,13 +88,6 @@ class Subscription:
                 await self._waiter
             finally:
                 self._waiter = None
-
-    async def next(self) -> StoredEvent:
-        """One event (the batch's first; the rest stay buffered)."""
-        batch = await self.next_batch()
-        if len(batch) > 1:
-            self.pending[:0] = batch[1:]
-        return batch[0]
 
 
 class _Group:

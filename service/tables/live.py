@@ -225,12 +225,10 @@ class TableFeed:
         appended = repo.appended
         try:
             async for batch in self.batches:
-                if batch[-1].version <= self.position:
-                    continue  # handed on already, from our own append (see `appended`)
                 items = []
                 for stored in batch:
                     if stored.version <= self.position:
-                        continue
+                        continue  # handed on already, from our own append (see `appended`)
                     # Our own append's event object, or the stored bytes decoded.
                     event = appended(table_id, stored.version) or decode_table_event(
                         stored.data
@@ -239,6 +237,8 @@ class TableFeed:
                     # the timer driver current (other replicas' appends too).
                     state = state_at(table_id, stored.version, event)
                     items.append(LiveEvent(stored.version, stored.at, event, state))
+                if not items:
+                    continue
                 newest = items[-1]
                 if newest.state is None:  # the trail lost the thread: read the state once
                     loaded = await repo.load(table_id)
@@ -298,16 +298,13 @@ class Feeds:
         last = after
         reloaded = False
         while True:  # the catch-up: this watcher's own reads, paced by its socket
-            stored = await self.store.read(stream, last, page)
-            if not stored:
+            items, reloaded = await self._read(table_id, stream, last, page, views, reloaded)
+            if not items:
                 break
-            items = [LiveEvent.of(s) for s in stored]
-            if views:
-                reloaded = await self._with_state(table_id, items, reloaded)
             sink.deliver(items)
             last = items[-1].version
             await sink.drained()
-            if len(stored) < page:
+            if len(items) < page:
                 break
         feed = self.tables.get(table_id)
         if feed is None or feed.task.done():
@@ -317,13 +314,11 @@ class Feeds:
         try:
             while feed.position > watcher.last and not watcher.done.done():
                 # The feed is ahead of our catch-up: fill the gap (its deliveries are held).
-                upto = feed.position
-                stored = await self.store.read(stream, watcher.last, upto - watcher.last)
-                if not stored:
+                items, reloaded = await self._read(
+                    table_id, stream, watcher.last, feed.position - watcher.last, views, reloaded
+                )
+                if not items:
                     break
-                items = [LiveEvent.of(s) for s in stored]
-                if views:
-                    reloaded = await self._with_state(table_id, items, reloaded)
                 watcher.pass_on(items)
                 await sink.drained()
             watcher.go_live()
@@ -334,6 +329,16 @@ class Feeds:
                 watcher.done.cancel()
             elif not watcher.done.cancelled():
                 watcher.done.exception()  # retrieved: it was raised above, or is moot now
+
+    async def _read(
+        self, table_id: str, stream: str, after: int, limit: int, views: bool, reloaded: bool
+    ) -> tuple[list[LiveEvent], bool]:
+        """Up to `limit` stored events after `after`, the newest with its state if `views`
+        (see `_with_state`, which `reloaded` is passed through)."""
+        items = [LiveEvent.of(s) for s in await self.store.read(stream, after, limit)]
+        if items and views:
+            reloaded = await self._with_state(table_id, items, reloaded)
+        return items, reloaded
 
     async def _with_state(self, table_id: str, items: list[LiveEvent], reloaded: bool) -> bool:
         """Give the newest item its state (trail first, else one read of the table)."""
