@@ -15,7 +15,7 @@ from typing import Literal
 
 import msgspec
 
-from service.game.settings import TableSettings
+from events.settings import TableSettings
 
 Phase = Literal["blind", "betting"]
 TimeoutAction = Literal["pass", "fold", "skip_svara"]

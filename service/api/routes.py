@@ -12,6 +12,7 @@ from service.api.auth import sign_init_data
 from service.api.context import CONFIG, HEALTH_CHECK, TABLES, authenticate
 from service.api.errors import ApiError, Handler, json_errors, unmatched
 from service.api.openapi import openapi_document
+from service.game.settings import validated
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
 _encode = msgspec.json.Encoder().encode
@@ -63,7 +64,7 @@ async def create_table(request: web.Request) -> web.Response:
         schemas.create_table_decoder, await request.read()
     )
     table_id = await request.app[TABLES].create_table(
-        user, body.settings().validated(), practice_bots=body.practice_bots
+        user, validated(body.settings()), practice_bots=body.practice_bots
     )
     return json_response({"table_id": table_id}, status=201)
 

@@ -20,7 +20,7 @@ from aiohttp import web
 from service.api.app import make_app
 from service.api.config import Config, ConfigError
 from service.api.context import TABLES
-from service.game.settings import TableSettings
+from service.game.settings import TableSettings, validated
 from service.tables.facade import User
 
 log = logging.getLogger("svara.serve")
@@ -117,7 +117,7 @@ async def _practice_table(app: web.Application, config: Config) -> str | None:
     """A table with practice bots, so a newcomer has someone to play against at once."""
     try:
         return await app[TABLES].create_table(
-            HOUSE, TableSettings(ante=10).validated(), practice_bots=config.practice_bots
+            HOUSE, validated(TableSettings(ante=10)), practice_bots=config.practice_bots
         )
     except Exception:
         log.exception("could not open the practice table")

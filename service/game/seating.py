@@ -15,6 +15,7 @@ from service.game import commands as cmd
 from service.game import flow
 from service.game.errors import GameError
 from service.game.legal import seated, verify_sit_in
+from service.game.settings import validated
 from service.game.state import TableState
 from service.game.tx import Tx
 
@@ -24,7 +25,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
         raise GameError("table_exists", f"table {c.table_id!r} already exists")
     if not c.table_id:
         raise GameError("invalid_settings", "a table needs an id")
-    settings = c.settings.validated()
+    settings = validated(c.settings)
     return [
         ev.TableCreated(
             table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now

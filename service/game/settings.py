@@ -1,84 +1,50 @@
-"""A table's settings: fixed at creation and recorded in its first event.
-
-Every option of RULES.md is a field here, so variants are data, not subclasses.
+"""Which table settings the game accepts (`validated`). The settings type itself is part of
+the event schema and lives in `events.settings`; it is re-exported here for the game's modules.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
-
+from events.settings import (
+    BlindRaise,
+    DealerRule,
+    JokerPair,
+    Natural777,
+    ScoringOptions,
+    SvaraJoinFee,
+    SvaraRule,
+    TableSettings,
+)
 from service.game.errors import GameError
 
-BlindRaise = Literal["double", "at_least_double"]
-DealerRule = Literal["winner", "rotate"]
-SvaraRule = Literal["play", "split"]
-SvaraJoinFee = Literal["pot_share", "ante"]
-JokerPair = Literal["sum", "substitute"]
+__all__ = [
+    "BlindRaise",
+    "DealerRule",
+    "JokerPair",
+    "Natural777",
+    "ScoringOptions",
+    "SvaraJoinFee",
+    "SvaraRule",
+    "TableSettings",
+    "validated",
+]
 
 
-class ScoringOptions(msgspec.Struct, frozen=True, kw_only=True):
-    """The two scoring variants of RULES.md ("Hand score")."""
-
-    joker_pair: JokerPair = "sum"
-    natural_777: Literal[34, 30, 33] = 34
-
-
-class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything a table creator may choose. Defaults are RULES.md's defaults."""
-
-    ante: int
-    bet_unit: int | None = None  # None: equal to the ante
-    max_seats: int = 6
-    min_buy_in: int | None = None  # None: 10 antes
-    max_buy_in: int | None = None  # None: 100 antes
-    turn_seconds: int = 30
-    svara_join_seconds: int | None = None  # None: same as turn_seconds
-    next_hand_seconds: int = 3  # pause after a settled hand, so people see the result
-    blind_raise: BlindRaise = "double"
-    max_raises: int = 3
-    dealer: DealerRule = "winner"
-    svara: SvaraRule = "play"
-    svara_join_fee: SvaraJoinFee = "pot_share"  # pot_share: floor(pot / k), RULES.md's default
-    rake_percent: int = 0
-    joker_pair: JokerPair = "sum"
-    natural_777: Literal[34, 30, 33] = 34
-
-    @property
-    def unit(self) -> int:
-        return self.bet_unit if self.bet_unit is not None else self.ante
-
-    @property
-    def buy_in_range(self) -> tuple[int, int]:
-        low = self.min_buy_in if self.min_buy_in is not None else 10 * self.ante
-        high = self.max_buy_in if self.max_buy_in is not None else 100 * self.ante
-        return low, high
-
-    @property
-    def join_seconds(self) -> int:
-        return self.svara_join_seconds if self.svara_join_seconds is not None else self.turn_seconds
-
-    @property
-    def scoring(self) -> ScoringOptions:
-        return ScoringOptions(joker_pair=self.joker_pair, natural_777=self.natural_777)
-
-    def validated(self) -> TableSettings:
-        """Return self, or raise GameError(`invalid_settings`) naming the first bad field."""
-        low, high = self.buy_in_range
-        problems = [
-            (self.ante >= 1, "ante must be at least 1"),
-            (self.unit >= 1, "bet_unit must be at least 1"),
-            (2 <= self.max_seats <= 10, "max_seats must be between 2 and 10"),
-            (5 <= self.turn_seconds <= 600, "turn_seconds must be between 5 and 600"),
-            (5 <= self.join_seconds <= 600, "svara_join_seconds must be between 5 and 600"),
-            (0 <= self.next_hand_seconds <= 60, "next_hand_seconds must be between 0 and 60"),
-            (1 <= self.max_raises <= 20, "max_raises must be between 1 and 20"),
-            (0 <= self.rake_percent <= 10, "rake_percent must be between 0 and 10"),
-            (low >= self.ante, "min_buy_in must cover at least one ante"),
-            (high >= low, "max_buy_in must not be below min_buy_in"),
-        ]
-        for ok, message in problems:
-            if not ok:
-                raise GameError("invalid_settings", message)
-        return self
+def validated(settings: TableSettings) -> TableSettings:
+    """`settings`, or raise GameError(`invalid_settings`) naming the first bad field."""
+    low, high = settings.buy_in_range
+    problems = [
+        (settings.ante >= 1, "ante must be at least 1"),
+        (settings.unit >= 1, "bet_unit must be at least 1"),
+        (2 <= settings.max_seats <= 10, "max_seats must be between 2 and 10"),
+        (5 <= settings.turn_seconds <= 600, "turn_seconds must be between 5 and 600"),
+        (5 <= settings.join_seconds <= 600, "svara_join_seconds must be between 5 and 600"),
+        (0 <= settings.next_hand_seconds <= 60, "next_hand_seconds must be between 0 and 60"),
+        (1 <= settings.max_raises <= 20, "max_raises must be between 1 and 20"),
+        (0 <= settings.rake_percent <= 10, "rake_percent must be between 0 and 10"),
+        (low >= settings.ante, "min_buy_in must cover at least one ante"),
+        (high >= low, "max_buy_in must not be below min_buy_in"),
+    ]
+    for ok, message in problems:
+        if not ok:
+            raise GameError("invalid_settings", message)
+    return settings

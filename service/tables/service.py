@@ -21,7 +21,7 @@ from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, StoredEvent
 from events.table import TableEvent
 from service.game.commands import CreateTable, command_for_action
-from service.game.settings import TableSettings
+from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
 from service.game.view import view as table_view
@@ -179,7 +179,7 @@ class TableService:
         self, user: User, settings: TableSettings, *, practice_bots: int = 0
     ) -> str:
         async with service_errors():
-            settings.validated()
+            validated(settings)
             if not _is_int(practice_bots) or not 0 <= practice_bots < settings.max_seats:
                 raise bad_request(f"practice_bots must be between 0 and {settings.max_seats - 1}")
             table_id = uuid.uuid4().hex[:16]

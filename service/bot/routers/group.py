@@ -12,7 +12,7 @@ from service.bot import texts
 from service.bot.config import BotConfig
 from service.bot.keyboards import group_table_keyboard, webapp_keyboard
 from service.game.errors import GameError
-from service.game.settings import TableSettings
+from service.game.settings import TableSettings, validated
 from service.tables.facade import ServiceError, Tables, User
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ def parse_newtable_args(args: str | None, config: BotConfig) -> TableSettings:
     ante = numbers[0] if numbers else config.default_ante
     seats = numbers[1] if len(numbers) > 1 else config.default_seats
     try:
-        return TableSettings(ante=ante, max_seats=seats).validated()
+        return validated(TableSettings(ante=ante, max_seats=seats))
     except GameError as exc:
         raise UsageError(f"{exc.message}. {texts.NEWTABLE_USAGE}") from None
 
