@@ -139,9 +139,14 @@ class ShownHand(msgspec.Struct, frozen=True, kw_only=True):
     score: int
 
 
-class ShowdownHappened(TableEventBase, frozen=True, kw_only=True, tag="showdown"):
+class ShowdownHappened(
+    TableEventBase, frozen=True, kw_only=True, tag="showdown", omit_defaults=True
+):
     deal: int
     hands: dict[int, ShownHand]  # seat -> cards and score, for every player still in
+    # The betting ended because nobody still in could put in more (RULES.md step 5), rather
+    # than after a full round. Left out of the JSON when false (older events lack it).
+    capped: bool = False
 
 
 class SvaraStarted(TableEventBase, frozen=True, kw_only=True, tag="svara_started"):

@@ -1,19 +1,27 @@
 """How a hand moves on: start and deal, next turn, showdown, svara, settlement.
 
 Each function emits the events that follow an action, reading the state they produce.
-Choices where RULES.md is silent:
+As RULES.md states them:
+- Step 5: when nobody still in can put in more, the betting ends at once and the hand goes
+  to showdown (`_betting_over`, wherever a turn would be handed on; the showdown is marked
+  `capped`).
+- Step 8: the players who may join a svara are those dealt into this hand (folded or not):
+  someone who sat down mid-hand waits for the next hand, svara included. With `split`, the
+  odd chip goes to the first tied player left of the dealer.
+Our choices where RULES.md is silent:
 - The dealer must be dealt in: if the rule's dealer (first seated player, previous winner,
   or the seat after the previous dealer) is absent or cannot play, the next participant
   clockwise deals.
 - A player who stands up on their blind turn ends the blind round, like a pass.
-- Svara: the players who may join are those dealt into this hand (folded or not) who are
-  still seated, not sat out, and have the fee; someone who sat down mid-hand waits for the
-  next hand, svara included. If a tied player stands up during the join window and only one
-  contender (tied or joined) is left, that contender takes the pot at once.
-- `split`: the pot after rake is shared; the chips that do not divide go one each to the tied
-  players in order clockwise from the dealer's left (for two tied players: the odd chip).
+- A svara joiner must also be still seated, not sat out, and have the fee. If a tied player
+  stands up during the join window and only one contender (tied or joined) is left, that
+  contender takes the pot at once.
+- `split` with more than two tied players: the chips that do not divide go one each to the
+  tied players in order clockwise from the dealer's left.
 - Rake is taken from every settled pot, svara pots once at the end: floor(pot * rake% / 100).
-- A hand needing a deal with a seed that is not 32 bytes is refused (`invalid_seed`).
+- Every deal has a seed of its own, even several deals made by one command
+  (`Tx.deal_seed`); a hand needing a deal with a seed that is not 32 bytes is refused
+  (`invalid_seed`).
 """
 
 from __future__ import annotations
@@ -28,20 +36,34 @@ from service.game.tx import Tx
 
 
 def _seed(tx: Tx) -> bytes:
+    """A new seed for a deal (never one an earlier deal of this command used)."""
     if len(tx.seed) != SEED_BYTES:
         raise GameError("invalid_seed", f"dealing needs a {SEED_BYTES}-byte seed")
-    return tx.seed
+    return tx.deal_seed()
 
 
 def _dealt(tx: Tx, number: int, deal: int, participants: tuple[int, ...], seed: bytes) -> None:
     deck = shuffled_deck(seed, tx.table_id, number, deal)
     hands = deal_hands(deck, len(participants))
     tx.emit(ev.CardsDealt(deal=deal, cards=dict(zip(participants, hands, strict=True))))
-    _turn(tx, participants[0], "blind")
+    if not _betting_over(tx):
+        _turn(tx, participants[0], "blind")
 
 
 def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
     tx.hand_turn(seat, tx.now + tx.settings.turn_seconds, phase)
+
+
+def _betting_over(tx: Tx) -> bool:
+    """RULES.md step 5: when nobody still in can put in more (everyone has put in `level` and
+    `level` is at the cap), the betting ends at once and the hand goes to showdown; nobody is
+    ever asked to "call 0". Checked wherever a turn would be handed on."""
+    state = tx.state
+    hand = tx.hand
+    if not betting.nobody_can_bet(state, hand):
+        return False
+    showdown(tx, capped=True)
+    return True
 
 
 def choose_dealer(state: TableState, eligible: list[Seat]) -> int:
@@ -106,6 +128,8 @@ def next_hand_without_pause(tx: Tx) -> None:
 
 
 def start_betting(tx: Tx) -> None:
+    if _betting_over(tx):
+        return
     hand = tx.hand
     first = None
     if hand.last_blind_seat is not None:
@@ -130,14 +154,14 @@ def after_blind_turn(tx: Tx, seat: int) -> None:
     nxt = betting.next_live(hand, seat, wrap=False)
     if nxt is None or nxt.looked:
         start_betting(tx)
-    else:
+    elif not _betting_over(tx):
         _turn(tx, nxt.seat, "blind")
 
 
 def after_bet(tx: Tx, seat: int) -> None:
     """After `seat` acted in the betting round: next turn, or the round is over."""
     hand = tx.hand
-    if won_by_folds(tx, hand):
+    if won_by_folds(tx, hand) or _betting_over(tx):
         return
     nxt = betting.next_to_act(hand, seat)
     if nxt is None:
@@ -159,7 +183,9 @@ def won_by_folds(tx: Tx, hand: Hand | None = None) -> bool:
     return True
 
 
-def showdown(tx: Tx) -> None:
+def showdown(tx: Tx, *, capped: bool = False) -> None:
+    """The players still in show; `capped`: the betting ended because nobody could put in
+    more (RULES.md step 5), not after a full round."""
     hand = tx.hand
     options = tx.settings.scoring
     shown: dict[int, ev.ShownHand] = {}
@@ -167,7 +193,7 @@ def showdown(tx: Tx) -> None:
         if not p.folded:
             assert p.cards is not None
             shown[p.seat] = ev.ShownHand(cards=p.cards, score=score(p.cards, options))
-    tx.emit(ev.ShowdownHappened(deal=hand.deal, hands=shown))
+    tx.emit(ev.ShowdownHappened(deal=hand.deal, hands=shown, capped=capped))
     best = max(h.score for h in shown.values())
     tied = tuple(seat for seat, h in shown.items() if h.score == best)
     if len(tied) == 1:

@@ -2,8 +2,8 @@
 
 A Tick before the deadline (or with none) is refused `not_due`, so timers may fire early,
 late, twice or on several replicas: one Tick per deadline wins the version check.
-Choices: a turn timeout counts toward sitting out (two in a row); letting a svara join window
-lapse does not (it is not a turn, and not joining is a normal answer).
+RULES.md "Time": a turn timeout counts toward sitting out (two in a row); letting a svara
+join window lapse does not (it is declining an offer, not a missed turn).
 """
 
 from __future__ import annotations

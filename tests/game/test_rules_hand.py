@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from events import table as ev
 from service.game import commands as cmd
 from service.game.deck import deal_hands, shuffled_deck
@@ -190,7 +192,8 @@ def test_blind_the_first_pass_ends_the_blind_round() -> None:
     t.act(B, "blind", 1)
     t.act(C, "pass")
     assert t.s.phase == "betting" and t.turn_user == C  # the player after the last blind bettor
-    t.refused("wrong_phase", t.command(D, "blind", 2))
+    t.refused("wrong_phase", t.command(C, "blind", 2))
+    t.refused("not_your_turn", t.command(D, "blind", 2))
 
 
 def test_blind_the_chain_ends_at_a_player_who_has_looked() -> None:
@@ -223,12 +226,25 @@ def test_blind_a_player_who_looked_cannot_go_blind() -> None:
     assert "blind" not in [a.type for a in legal_actions(t.s, B)]
 
 
-def test_blind_cannot_blind_after_look_even_before_your_turn() -> None:
+def test_blind_out_of_turn_is_not_your_turn_even_after_a_look() -> None:
     t = table_with([A, B, C])
     t.act(C, "look")  # C's blind turn has not come yet
+    t.refused("not_your_turn", t.command(C, "blind", 2))
+    t.act(B, "blind", 1)  # the chain stops at C, who looked: C acts first in the betting
+    assert t.s.phase == "betting" and t.turn_user == C
     t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
-    t.act(B, "blind", 1)  # the chain stops at C, who looked
-    t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
+
+
+@pytest.mark.parametrize("action", ["blind", "pass", "call", "raise", "fold"])
+def test_acting_out_of_turn_is_not_your_turn_whatever_the_action(action: str) -> None:
+    """API.md: 403 `not_your_turn` for any turn action by a player whose turn it is not, in
+    either round (before, some got 422 `wrong_phase` because the round was checked first)."""
+    amount = 2 if action in ("blind", "raise") else None
+    t = table_with([A, B, C])  # the blind round, B on turn
+    t.refused("not_your_turn", t.command(C, action, amount))
+    t.act(B, "pass")  # the betting round, B on turn
+    t.refused("not_your_turn", t.command(C, action, amount))
+    t.refused("not_your_turn", t.command(A, action, amount))
 
 
 def test_amounts_must_be_whole_chips() -> None:
@@ -327,7 +343,8 @@ def test_betting_no_bet_above_what_the_poorest_player_can_cover() -> None:
     t.act(B, "raise", 19)
     assert [a.type for a in legal_actions(t.s, A)] == ["look", "call", "fold"]
     t.act(A, "call")
-    assert t.last(ev.ShowdownHappened).deal == 1
+    first = next(e for e in t.log if isinstance(e, ev.ShowdownHappened))
+    assert first.deal == 1 and first.capped  # B has nothing left: nobody can bet more
 
 
 def test_betting_cap_below_the_minimum_allows_exactly_the_cap() -> None:
@@ -348,15 +365,29 @@ def test_betting_cap_below_the_minimum_allows_exactly_the_cap() -> None:
     assert t.last(ev.ShowdownHappened)
 
 
-def test_betting_cap_of_zero_lets_everyone_see_for_the_antes() -> None:
+def test_betting_cap_of_zero_goes_to_showdown_at_once_without_a_call_0() -> None:
+    """RULES.md step 5: nobody can put in more (B is all in with the ante), so the betting
+    ends at once: no turn, no blind round, no "call 0" offered to anyone."""
     t = Table(ante=1, min_buy_in=1)
     t.sit(A, 100)
-    t.sit(B, 1)  # all in with the ante
+    events = t.sit(B, 1)  # all in with the ante
+    kinds = t.types(events)
+    assert kinds[kinds.index("antes_paid") :][:3] == ["antes_paid", "cards_dealt", "showdown"]
+    showdown = next(e for e in events if isinstance(e, ev.ShowdownHappened))
+    assert showdown.deal == 1 and showdown.capped and set(showdown.hands) == {0, 1}
+    assert all(e.turn is None for e in events if isinstance(e, ev.CardsDealt))
+    assert not any(isinstance(e, ev.TurnDeadlineSet) for e in events)
+    for user in (A, B):
+        assert all(a.type != "call" for a in legal_actions(t.s, user))
+        t.refused("no_hand" if t.s.phase == "settled" else "no_check", t.command(user, "call"))
+
+
+def test_betting_a_call_of_0_chips_is_never_accepted() -> None:
+    t = Table(ante=1, min_buy_in=1)
+    t.sit(A, 100)
+    t.sit(B, 50)
     t.act(B, "pass")
-    assert {"type": "call", "amount": 0} in [a.to_dict() for a in legal_actions(t.s, B)]
-    t.act(B, "call")
-    t.act(A, "call")
-    assert t.last(ev.ShowdownHappened)
+    t.refused("no_check", t.command(B, "call"))  # level 0: calling would put in nothing
 
 
 def test_betting_round_ends_when_all_matched_the_level_and_acted() -> None:
