@@ -84,7 +84,8 @@ _COMPONENT_SCHEMAS: JSON = {
 @cache
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
-        [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame],
+        [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame,
+         schemas.PreferencesBody],
         ref_template="#/components/schemas/{name}",
     )
     after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}
@@ -94,8 +95,13 @@ def openapi_document() -> JSON:
         "/api/health": {"get": _op("Liveness and store reachability",
                                    _json({"type": "object"}), auth=False)},
         "/api/openapi.json": {"get": _op("This document", _json(_OBJ), auth=False)},
-        "/api/me": {"get": _op("The caller, their wallet balance and their tables",
+        "/api/me": {"get": _op("The caller, their wallet balance and their tables, the language "
+                               "they see (`language`) and their own choices (`settings`)",
                                _json(_OBJ))},
+        "/api/me/settings": {"post": _op(
+            "Change the caller's preferences: `language` (en, ru, bg, tr, de, ar) and `pings` "
+            "(may the bot message them when it is their turn); answers like GET /api/me",
+            _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
             "get": _op("Open tables", _json(_OBJ)),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),

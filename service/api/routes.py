@@ -53,6 +53,17 @@ async def me(request: web.Request) -> web.Response:
     return json_response(await request.app[TABLES].me(user))
 
 
+async def set_preferences(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.PreferencesBody = schemas.decode_body(
+        schemas.preferences_decoder, await request.read()
+    )
+    answer = await request.app[TABLES].set_preferences(
+        user, language=body.language, pings=body.pings
+    )
+    return json_response(answer)
+
+
 async def list_tables(request: web.Request) -> web.Response:
     authenticate(request)
     return json_response({"tables": await request.app[TABLES].list_tables()})
@@ -117,8 +128,10 @@ async def dev_init_data(request: web.Request) -> web.Response:
     if user_id < 1:
         raise ApiError(400, "invalid_parameter", "user_id must be positive")
     name = request.query.get("name", "").strip()[:64] or f"player {user_id}"
+    language = request.query.get("language", "").strip()[:35] or None
     token = request.app[CONFIG].signing_token
-    return json_response({"init_data": sign_init_data(token, user_id=user_id, name=name)})
+    init_data = sign_init_data(token, user_id=user_id, name=name, language_code=language)
+    return json_response({"init_data": init_data})
 
 
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
@@ -135,6 +148,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get("/api/health", health)
     get("/api/openapi.json", openapi)
     get("/api/me", me)
+    post("/api/me/settings", set_preferences)
     get("/api/tables", list_tables)
     post("/api/tables", create_table)
     # The table routes are matched in this order: the hot one (actions) first.

@@ -6,7 +6,7 @@ Bodies are size-capped before they are decoded (`Config.max_body_bytes`, enforce
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -26,6 +26,16 @@ class CreateTableBody(TableSettings, frozen=True, kw_only=True, forbid_unknown_f
         fields = msgspec.structs.asdict(self)
         fields.pop("practice_bots")
         return TableSettings(**fields)
+
+
+Language = Literal["en", "ru", "bg", "tr", "de", "ar"]  # service.tables.profiles.LANGUAGES
+
+
+class PreferencesBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/me/settings: what the player changes (a field left out is unchanged)."""
+
+    language: Language | None = None
+    pings: bool | None = None
 
 
 class SeatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -79,6 +89,7 @@ ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame
 
 create_table_decoder = msgspec.json.Decoder(CreateTableBody)
 seat_decoder = msgspec.json.Decoder(SeatBody)
+preferences_decoder = msgspec.json.Decoder(PreferencesBody)
 action_decoder = msgspec.json.Decoder(ActionBody)
 frame_decoder = msgspec.json.Decoder(ClientFrame)
 

@@ -19,6 +19,9 @@ JSON = dict[str, Any]
 class User(msgspec.Struct, frozen=True):
     id: int
     name: str
+    # The Telegram client's language (IETF tag, e.g. "ru-RU") from the signed initData or the
+    # bot update; it picks the language until the player chooses one (service.tables.profiles).
+    language_code: str | None = None
 
 
 class ServiceError(Exception):
@@ -68,6 +71,12 @@ class Tables(Protocol):
     async def list_tables(self) -> list[JSON]: ...
 
     async def me(self, user: User) -> JSON: ...
+
+    async def set_preferences(
+        self, user: User, *, language: str | None = None, pings: bool | None = None
+    ) -> JSON:
+        """Record the player's choices (None: unchanged); answers like `me`."""
+        ...
 
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
 

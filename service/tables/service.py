@@ -39,6 +39,7 @@ from service.tables.errors import (
 )
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.live import Feeds
+from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers
@@ -92,6 +93,7 @@ class TableService:
             ttl=transfer_ttl,
             grace=transfer_grace,
         )
+        self.profiles = Profiles(store, self.streams)
         self.table_directory = DirectoryReader(store, self.streams.tables)
         self.wallet_directory = DirectoryReader(store, self.streams.wallets)
         self.driver = Driver(
@@ -260,11 +262,32 @@ class TableService:
     async def me(self, user: User) -> JSON:
         async with service_errors():
             state = await self.bank.open(user.id)
-            return {
-                "user": {"id": user.id, "name": user.name},
-                "balance": state.balance,
-                "tables": state.tables,
-            }
+            profile = await self.profiles.get(user.id)
+            return self._me(user, state, profile)
+
+    def _me(self, user: User, state: wallet.WalletState, profile: Profile) -> JSON:
+        return {
+            "user": {"id": user.id, "name": user.name},
+            "balance": state.balance,
+            "tables": state.tables,
+            "language": effective_language(profile, user.language_code),
+            "settings": {"language": profile.language, "pings": profile.pings},
+        }
+
+    async def set_preferences(
+        self, user: User, *, language: str | None = None, pings: bool | None = None
+    ) -> JSON:
+        async with service_errors():
+            profile = await self.profiles.update(
+                user.id, lambda p: set_preferences(p, language=language, pings=pings)
+            )
+            state = await self.bank.open(user.id)
+            return self._me(user, state, profile)
+
+    async def profile(self, user_id: int) -> Profile:
+        """A player's preferences (the bot reads them before it messages the player)."""
+        async with service_errors():
+            return await self.profiles.get(user_id)
 
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
         async with service_errors():
