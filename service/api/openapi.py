@@ -65,8 +65,25 @@ _COMPONENT_SCHEMAS: JSON = {
     "TableView": {"type": "object", "required": ["table_id", "version", "settings", "hand",
                                                  "seats", "you"], "properties": {
         "table_id": {"type": "string"}, "version": {"type": "integer"}, "settings": _OBJ,
-        "hand": {"type": ["object", "null"]},
-        "seats": {"type": "array", "items": _OBJ},
+        "host": {"type": ["string", "null"],
+                 "description": "whom the table is named after: its creator while seated, "
+                                "else the person seated longest; null when no person sits"},
+        "hand": {"type": ["object", "null"], "properties": {
+            "last_blind": {"type": "integer", "description": "the last blind this deal (0: none)"},
+            "last_blind_seat": {"type": ["integer", "null"]},
+            "must_double": {"type": "boolean",
+                            "description": "after blinds and before any raise: a player who "
+                                           "did not go blind must raise to at least twice "
+                                           "the last blind (no call)"},
+            "capped": {"type": "boolean",
+                       "description": "the shown hands came because nobody still in could "
+                                      "put in more (RULES.md step 5)"}}},
+        "seats": {"type": "array", "items": {"type": "object", "properties": {
+            "timed_out": {"type": "boolean",
+                          "description": "folded by the clock this deal, not by the player"},
+            "sat_out": {"type": "boolean",
+                        "description": "sat out after two turns in a row ran out; "
+                                       "`sit_in` returns"}}}},
         "you": {"type": "object", "properties": {
             "seat": {"type": ["integer", "null"]},
             "cards": {"type": ["array", "null"], "items": {"type": "string"}},
@@ -96,14 +113,20 @@ def openapi_document() -> JSON:
                                    _json({"type": "object"}), auth=False)},
         "/api/openapi.json": {"get": _op("This document", _json(_OBJ), auth=False)},
         "/api/me": {"get": _op("The caller, their wallet balance and their tables, the language "
-                               "they see (`language`) and their own choices (`settings`)",
+                               "they see (`language`), their own choices (`settings`) and "
+                               "`daily_topup`: `{amount, next_at}`, the chips granted once a "
+                               "UTC day to an empty wallet seated nowhere, and the earliest "
+                               "time (epoch seconds) the next can come",
                                _json(_OBJ))},
         "/api/me/settings": {"post": _op(
             "Change the caller's preferences: `language` (en, ru, bg, tr, de, ar) and `pings` "
             "(may the bot message them when it is their turn); answers like GET /api/me",
             _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
-            "get": _op("Open tables", _json(_OBJ)),
+            "get": _op("Open tables: `{\"tables\": [{table_id, ante, max_seats, seated, phase, "
+                       "host, practice, bet_unit, min_buy_in, max_buy_in, turn_seconds}]}` "
+                       "(`host`: whom the table is named after, or null; `practice`: practice "
+                       "bots sit there)", _json(_OBJ)),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
                         body="CreateTableBody", status="201"),
         },
@@ -113,6 +136,23 @@ def openapi_document() -> JSON:
                                               body="SeatBody", params=[_TABLE_ID])},
         "/api/tables/{id}/leave": {"post": _op("Stand up; chips go back to the wallet", _VIEW,
                                                params=[_TABLE_ID])},
+        "/api/tables/{id}/rebuy": {"post": _op(
+            "Buy in again at the same seat after losing the stack (below one ante): what is "
+            "left goes back to the wallet, the buy-in comes from it. 409 `not_busted` while "
+            "the stack still covers an ante, 409 `hand_in_progress` while the caller is still "
+            "in the hand, 422 `buy_in_out_of_range` / `insufficient_funds`",
+            _VIEW, body="SeatBody", params=[_TABLE_ID])},
+        "/api/tables/{id}/hands": {"get": _op(
+            "The last settled hands, newest first: `{\"hands\": [{number, settled_at, dealer, "
+            "names: {seat: name|null}, winners: [seat], amounts: {seat: chips}, pot, rake, "
+            "reason, showdowns: [{deal, hands: {seat: {cards, score}}, capped}], "
+            "svaras: [{tied, fee, joined}], timeouts: [{seat, action}]}]}` (public facts "
+            "only; each hand's audit is /hands/{n}/audit)",
+            _json({"type": "object", "properties": {
+                "hands": {"type": "array", "items": _OBJ}}}),
+            params=[_TABLE_ID, {"name": "limit", "in": "query",
+                                "schema": {"type": "integer", "minimum": 1, "maximum": 50,
+                                           "default": 10}}])},
         "/api/tables/{id}/actions": {"post": _op(
             "Act (blind, pass, look, call, raise, fold, join_svara, skip_svara, sit_in); "
             "a repeated action_id returns the first answer",

@@ -87,6 +87,20 @@ async def seat(request: web.Request) -> web.Response:
     return json_response(view)
 
 
+async def rebuy(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
+    view = await request.app[TABLES].rebuy(user, request.match_info["table_id"], body.buy_in)
+    return json_response(view)
+
+
+async def hands(request: web.Request) -> web.Response:
+    authenticate(request)
+    limit = _int_param(request, "limit", default=10)
+    return json_response(
+        {"hands": await request.app[TABLES].hands(request.match_info["table_id"], limit)})
+
+
 async def leave(request: web.Request) -> web.Response:
     user = authenticate(request)
     return json_response(await request.app[TABLES].leave(user, request.match_info["table_id"]))
@@ -156,6 +170,8 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}", view)
     post(f"/api/tables/{TABLE_ID}/seat", seat)
     post(f"/api/tables/{TABLE_ID}/leave", leave)
+    post(f"/api/tables/{TABLE_ID}/rebuy", rebuy)
+    get(f"/api/tables/{TABLE_ID}/hands", hands)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket)

@@ -255,9 +255,10 @@ def _own_action(state: TableState, seat: int, hand: Hand) -> TableState:
     return replace(state, seats=tuple(seats_list), hand=hand)
 
 
-def _fold_player(state: TableState, seat: int) -> TableState:
+def _fold_player(state: TableState, seat: int, **changes: Any) -> TableState:
     hand = _hand(state)
-    return replace(state, hand=replace(hand, players=_with_player(hand, seat, folded=True)))
+    players = _with_player(hand, seat, folded=True, **changes)
+    return replace(state, hand=replace(hand, players=players))
 
 
 def _folded(state: TableState, e: ev.Folded) -> TableState:
@@ -312,12 +313,14 @@ def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
     s = _seat(state, e.seat)
     state = _with_seat(state, replace(s, timeouts=s.timeouts + 1), e.seat)
     if e.action == "fold":
-        state = _fold_player(state, e.seat)
+        state = _fold_player(state, e.seat, timed_out=True)
     return handed_over(state, e)
 
 
 def _showdown(state: TableState, e: ev.ShowdownHappened) -> TableState:
-    hand = replace(_hand(state), shown=e.hands, turn=None, turn_deadline=None)
+    hand = replace(
+        _hand(state), shown=e.hands, capped=e.capped, turn=None, turn_deadline=None
+    )
     return replace(state, hand=hand)
 
 
@@ -377,6 +380,7 @@ def _svara_deal_started(state: TableState, e: ev.SvaraDealStarted) -> TableState
         joined=(),
         join_deadline=None,
         shown={},
+        capped=False,
     )
     return replace(state, hand=hand)
 

@@ -42,6 +42,7 @@ class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     put_in: int = 0  # chips put in this deal beyond the ante
     raises: int = 0  # raises this deal (blinds do not count)
     acted: bool = False  # has acted since the last raise
+    timed_out: bool = False  # folded by the clock (RULES.md "Time"), not by the player
 
 
 class HandResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -77,6 +78,7 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     join_deadline: float | None = None
     # the last showdown of this hand (public once it happened) and the result
     shown: dict[int, ShownHand] = msgspec.field(default_factory=dict)
+    capped: bool = False  # that showdown came because nobody could put in more (RULES.md step 5)
     result: HandResult | None = None
 
     def player(self, seat: int) -> Player | None:

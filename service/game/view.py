@@ -53,6 +53,12 @@ def _hand_view(state: TableState, hand: Hand) -> JSON:
         "deadline": state.deadline,
         "commitment": hand.commitment,
         "last_blind": hand.last_blind,
+        "last_blind_seat": hand.last_blind_seat,
+        # after blinds, until someone raises: a player who did not go blind must raise to at
+        # least twice the last blind (RULES.md step 5); `legal` has the exact bounds
+        "must_double": hand.must_double,
+        # the shown hands came because nobody could put in more (RULES.md step 5)
+        "capped": hand.capped,
     }
     if hand.phase == "svara_join":
         out["svara"] = {
@@ -99,9 +105,20 @@ def seat_entry(
         "blind": p is not None and p.blind,
         "looked": p is not None and p.looked,
         "put_in": p.put_in if p is not None else 0,
+        "timed_out": p is not None and p.timed_out,
         "cards": list(cards) if cards is not None else None,
         "score": score(cards, options) if cards is not None else None,
     }
+
+
+def table_host(state: TableState) -> str | None:
+    """Whom a table is named after: its creator while seated, else the person seated there
+    longest (never a practice bot); None when no person sits there."""
+    people = [s for s in state.seats if s is not None and s.user_id > 0]
+    for s in people:
+        if s.user_id == state.created_by:
+            return s.name
+    return min(people, key=lambda s: s.order).name if people else None
 
 
 def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
@@ -131,6 +148,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
         "version": version,
         "settings": msgspec.to_builtins(state.settings),
         "phase": state.phase,
+        "host": table_host(state),
         "hand": _hand_view(state, hand) if hand is not None else None,
         "seats": seats,
         "you": you,

@@ -82,6 +82,14 @@ class Tables(Protocol):
 
     async def leave(self, user: User, table_id: str) -> JSON: ...
 
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        """Buy in again at the same seat after losing the stack; the caller's view."""
+        ...
+
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        """The last `limit` settled hands, newest first (public facts only)."""
+        ...
+
     async def act(
         self,
         user: User,

@@ -21,6 +21,7 @@ from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, StoredEvent
 from events.table import TableEvent
 from service.game.commands import CreateTable, command_for_action
+from service.game.errors import GameError
 from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
@@ -38,6 +39,9 @@ from service.tables.errors import (
     service_errors,
 )
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.history import MAX_LIMIT as MAX_HISTORY
+from service.tables.history import recent_hands
+from service.tables.listing import listing_details
 from service.tables.live import Feeds
 from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
 from service.tables.repo import Loaded, TableRepo
@@ -255,6 +259,7 @@ class TableService:
                         "max_seats": state.settings.max_seats,
                         "seated": sum(1 for s in state.seats if s is not None),
                         "phase": state.phase,
+                        **listing_details(state),
                     }
                 )
             return out
@@ -272,6 +277,11 @@ class TableService:
             "tables": state.tables,
             "language": effective_language(profile, user.language_code),
             "settings": {"language": profile.language, "pings": profile.pings},
+            # granted when the wallet is empty and its owner seated nowhere (README "Wallets")
+            "daily_topup": {
+                "amount": self.bank.daily_topup,
+                "next_at": wallet.next_topup_at(state, self.clock()),
+            },
         }
 
     async def set_preferences(
@@ -304,6 +314,46 @@ class TableService:
                 )
             await self.bank.open(user.id)
             await self.transfers.buy_in(user, table_id, buy_in)
+            return await self.view(user, table_id)
+
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        """Buy in again at the same seat after losing the stack (below one ante): what is left
+        goes back to the wallet and a new buy-in comes from it, in one request. Refused while
+        the player is still in a hand, or still has chips to play with."""
+        async with service_errors():
+            if not _is_int(buy_in) or buy_in <= 0:
+                raise bad_request("buy_in must be a positive whole number of chips")
+            loaded = await self._existing(table_id)
+            state = loaded.state
+            assert state is not None
+            seat = state.seat_by_user(user.id)
+            if seat is None:
+                raise ServiceError(403, "not_seated", "you have no seat at this table")
+            if seat.stack >= state.settings.ante:
+                raise ServiceError(409, "not_busted", "you still have chips at this table")
+            hand = state.hand
+            player = hand.player(seat.seat) if hand is not None else None
+            if hand is not None and hand.phase != "settled" and player is not None and (
+                player.user_id == user.id and not player.folded
+            ):
+                raise ServiceError(409, "hand_in_progress", "you are still in this hand")
+            low, high = state.settings.buy_in_range
+            if not low <= buy_in <= high:
+                raise ServiceError(
+                    422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
+                )
+            purse = (await self.bank.open(user.id)).balance + seat.stack
+            if buy_in > purse:
+                raise ServiceError(
+                    422, "insufficient_funds", f"the buy-in is {buy_in} chips; you have {purse}"
+                )
+            await self.transfers.cash_out(user, table_id)
+            try:
+                await self.transfers.buy_in(user, table_id, buy_in, seat=seat.seat)
+            except GameError as error:
+                if error.code != "seat_taken":
+                    raise
+                await self.transfers.buy_in(user, table_id, buy_in)  # taken meanwhile
             return await self.view(user, table_id)
 
     async def leave(self, user: User, table_id: str) -> JSON:
@@ -453,6 +503,16 @@ class TableService:
                 raise bad_request("after must be a version (a whole number, 0 or more)")
             await self._existing(table_id)
             await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
+
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        """The table's last `limit` (1-50) settled hands, newest first (`history`)."""
+        async with service_errors():
+            if not _is_int(limit) or not 1 <= limit <= MAX_HISTORY:
+                raise bad_request(f"limit must be between 1 and {MAX_HISTORY}")
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            stream = self.streams.table(table_id)
+            return await recent_hands(self.store, stream, loaded.state, loaded.version, limit)
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():

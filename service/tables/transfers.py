@@ -95,8 +95,11 @@ class Transfers:
         )
         return transfer_id
 
-    async def seat(self, user: User, table_id: str, transfer_id: str) -> Outcome:
-        """Step two: seat with the reservation, then complete it (or release it if refused)."""
+    async def seat(
+        self, user: User, table_id: str, transfer_id: str, *, seat: int | None = None
+    ) -> Outcome:
+        """Step two: seat with the reservation (at `seat`, or the lowest free one), then
+        complete it (or release it if refused)."""
         _, state = await self.bank.load(user.id)
         reservation = state.reserved.get(transfer_id)
         if reservation is None:
@@ -113,6 +116,7 @@ class Transfers:
                 name=user.name,
                 buy_in=reservation.amount,
                 transfer_id=transfer_id,
+                seat=seat,
                 now=now,
                 seed=self.seeds(),
             )
@@ -128,9 +132,11 @@ class Transfers:
         await self.bank.update(user.id, lambda s: wallet.complete(s, transfer_id=transfer_id))
         return outcome
 
-    async def buy_in(self, user: User, table_id: str, amount: int) -> Outcome:
+    async def buy_in(
+        self, user: User, table_id: str, amount: int, *, seat: int | None = None
+    ) -> Outcome:
         transfer_id = await self.reserve(user, table_id, amount)
-        return await self.seat(user, table_id, transfer_id)
+        return await self.seat(user, table_id, transfer_id, seat=seat)
 
     # -- cash-out -----------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.settings import TableSettings
 from service.game.state import TableState
-from service.game.view import _hand_view, seat_entry, seat_player
+from service.game.view import _hand_view, seat_entry, seat_player, table_host
 
 _encode = msgspec.json.Encoder().encode
 _NOBODY = _encode({"seat": None, "cards": None, "score": None, "legal": []})
@@ -78,11 +78,12 @@ class SharedViews:
             entries.append((s.user_id, _encode(entry), entry, private))
         self._entries = entries
         # the closing brace comes after "seats" and "you"
-        self._head = b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"hand":%b' % (
+        self._head = b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"host":%b,"hand":%b' % (
             _encode(state.table_id),
             self._version,
             settings_json(state.settings),
             _encode(state.phase),
+            _encode(table_host(state)),
             _encode(_hand_view(state, hand)) if hand is not None else b"null",
         )
 

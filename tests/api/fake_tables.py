@@ -76,6 +76,15 @@ class FakeTables:
     async def leave(self, user: User, table_id: str) -> JSON:
         return await self.view(user, table_id)
 
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        if user.id not in self.seats.get(table_id, []):
+            raise ServiceError(403, "not_seated", "you have no seat at this table")
+        return await self.view(user, table_id)
+
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        self._log(table_id)
+        return []
+
     async def act(self, user: User, table_id: str, *, action_id: str, type: str,
                   amount: int | None = None, expected_version: int | None = None) -> int:
         log = self._log(table_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from events import table as ev
 from service.game.view import project_event, view
-from tests.game.tablekit import seed_where, table_with
+from tests.game.tablekit import Table, seed_where, table_with
 
 A, B, C = 11, 12, 13
 
@@ -105,3 +105,50 @@ def test_projected_showdown_shows_every_hand_still_in() -> None:
     shown = project_event(t.last(ev.ShowdownHappened), None)
     assert set(shown["data"]["hands"]) == {"0", "1"}
     assert all(len(h["cards"]) == 3 for h in shown["data"]["hands"].values())
+
+
+def test_view_explains_a_fold_by_the_clock_and_no_other() -> None:
+    """`timed_out` tells a player folded by the server (RULES.md "Time") from one who folded."""
+    t = table_with([A, B, C])
+    t.act(B, "pass")
+    t.tick()  # B's betting turn runs out: the server folds for B
+    t.act(C, "fold")  # C folds on their own
+    for viewer in (A, B, C, None):
+        seats = {s["seat"]: s for s in view(t.s, viewer, 1)["seats"]}
+        assert seats[1]["folded"] and seats[1]["timed_out"]
+        assert seats[2]["folded"] and not seats[2]["timed_out"]
+        assert not seats[0]["timed_out"]
+
+
+def test_view_says_who_must_double_after_a_blind() -> None:
+    t = table_with([A, B, C])
+    assert not view(t.s, C, 1)["hand"]["must_double"]
+    t.act(B, "blind", 5)
+    t.act(C, "pass")  # the blind round ends: C must raise to at least 10
+    hand = view(t.s, None, 1)["hand"]
+    assert hand["must_double"] and hand["last_blind"] == 5 and hand["last_blind_seat"] == 1
+    assert hand["turn"] == 2
+    t.act(C, "raise", 10)
+    assert not view(t.s, None, 1)["hand"]["must_double"]
+
+
+def test_view_marks_a_showdown_because_nobody_could_put_in_more() -> None:
+    t = table_with([A, B])
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(A, "call")
+    assert view(t.s, None, 1)["hand"]["capped"] is False  # a full round: not capped
+    capped = Table(ante=1, min_buy_in=1)
+    capped.sit(A, 100)
+    capped.sit(B, 1)  # all in with the ante: the betting ends at once
+    assert view(capped.s, A, 1)["hand"]["capped"] is True
+
+
+def test_view_names_the_table_after_its_host() -> None:
+    t = Table(ante=1)  # created by user 1
+    assert view(t.s, None, 1)["host"] is None  # nobody seated
+    t.sit(A, 100, seat=0)
+    t.sit(B, 100, seat=1)
+    assert view(t.s, None, 1)["host"] == "u11"  # the creator is not seated: the longest seated
+    t.sit(1, 100, seat=2)
+    assert view(t.s, B, 1)["host"] == "u1"  # the creator, once seated
