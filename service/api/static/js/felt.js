@@ -18,7 +18,7 @@ const PHASES = { blind: "phase.blind", betting: "phase.betting", svara_join: "ph
 function place(n, mine, max) {
   const offset = mine === null ? n : (n - mine + max) % max;
   const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
-  const [rx, ry] = max > 6 ? [40, 43] : [37, 40];
+  const [rx, ry] = max > 6 ? [40, 37] : [37, 33];
   return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
 }
 
@@ -52,6 +52,7 @@ function seatEl(s, v, { isMe, pos, deal, winners }) {
   classes.push(pos.x > 66 ? "east" : pos.x < 34 ? "west" : pos.y < 50 ? "north" : "south");
   const justWon = hv?.phase === "settled" && winners.has(s.seat);
   if (justWon) classes.push("won");
+  if (hv?.phase === "svara_join" && hv.svara?.tied.includes(s.seat)) classes.push("tied");
   const dealtIn = Boolean(hv) && (s.in_hand || s.folded);
   const showCards = s.cards && s.cards.length;
   const cards = hand(showCards ? s.cards : null, {
@@ -66,7 +67,7 @@ function seatEl(s, v, { isMe, pos, deal, winners }) {
     h("div", { class: "name" }, who(s.name)),
     h("div", { class: "stack", dataset: { stack: s.stack } }, num(s.stack)),
     cards && h("div", { class: "seat-cards" }, cards),
-    showCards && s.score !== null && s.score !== undefined
+    showCards && !isMe && !turn && s.score !== null && s.score !== undefined
       ? h("div", { class: "score", dataset: { scoreSeat: s.seat }, title: t("seat.score") },
         num(s.score)) : null,
     h("div", { class: "tags" }, tags(s, hv, justWon)),

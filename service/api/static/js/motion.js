@@ -6,10 +6,15 @@ const reduce = window.matchMedia?.("(prefers-reduced-motion: reduce)");
 
 export function still() { return Boolean(reduce?.matches); }
 
-// A tap skips: every animation on the page jumps to its end.
-document.addEventListener("pointerdown", () => {
-  for (const animation of document.getAnimations?.() || []) animation.finish();
-}, { capture: true });
+/** Every animation with an end (not a pulsing dot) jumps to it. */
+export function finishAll() {
+  for (const animation of document.getAnimations?.() || []) {
+    if (animation.effect?.getComputedTiming().endTime !== Infinity) animation.finish();
+  }
+}
+
+// A tap skips: every running animation jumps to its end.
+document.addEventListener("pointerdown", finishAll, { capture: true });
 
 function centre(el, layer) {
   const box = el.getBoundingClientRect();

@@ -137,6 +137,7 @@ export class TableScreen {
     this.record(event, data, names);
     const line = eventLine(event, { ...names, ...(view ? seatNames(view) : {}) });
     if (line) this.line = line;
+    else if (event.type === "hand_started") this.line = null; // a new hand: old news goes
     if (view) {
       this.show(view);
     } else {
@@ -274,13 +275,13 @@ export class TableScreen {
     const hv = v.hand;
     const dealKey = hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null;
     const explanation = explain(v);
+    const many = (v.settings?.max_seats ?? 6) > 6;
     replace(this.root,
-      this.tools(v, me),
-      felt(v, { dealKey, onInfo: () => this.openInfo() }),
+      h("div", { class: `felt-wrap${many ? " many" : ""}` }, this.tools(v, me),
+        felt(v, { dealKey, onInfo: () => this.openInfo() })),
       h("div", { class: "story", id: "story" },
         explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
         this.line ? h("p", { class: "last-line muted", id: "last-line" }, this.line) : null),
-      myNotice(v, { busted: this.busted(v) }),
       svaraPanel(v),
       resultPanel(this.result, { me: v.you?.seat ?? null,
         onAudit: () => this.app.openAudit(this.tableId, this.result.number),
@@ -342,12 +343,15 @@ export class TableScreen {
     if (!me) {
       content.push(this.sitDown(v));
     } else {
-      content.push(this.myRow(v, me, you));
-      if (this.busted(v)) content.push(this.rebuy(v, me));
+      const busted = this.busted(v);
+      if (!busted) content.push(this.myRow(v, me, you));
+      content.push(myNotice(v, { busted }));
+      if (busted) content.push(this.rebuy(v, me));
       else content.push(this.actions(v, you));
     }
     const myTurn = me && hv && hv.phase !== "settled" && hv.turn === me.seat;
-    return h("div", { class: `action-bar${myTurn ? " my-turn" : ""}`, id: "action-bar" }, content);
+    return h("div", { class: `action-bar${myTurn ? " my-turn" : ""}`, id: "action-bar",
+      dataset: this.pending ? { pending: this.pending.type } : null }, content);
   }
 
   myRow(v, me, you) {
@@ -358,8 +362,10 @@ export class TableScreen {
       : h("div", { class: "my-cards", id: "my-cards", dir: "ltr" },
         inHand ? [cardBack("medium"), cardBack("medium"), cardBack("medium")] : null);
     const turn = hv && hv.phase !== "settled" && hv.turn === me.seat;
+    const look = (you.legal || []).find((a) => a.type === "look");
     return h("div", { class: "my-row" },
       cards,
+      look ? this.button(look, v, you, null) : null,
       you.cards && you.score !== null && you.score !== undefined
         ? h("div", { class: "my-score" }, h("small", {}, t("bar.score")),
           h("strong", { id: "my-score", dataset: { scoreSeat: me.seat } }, num(you.score)))
@@ -372,18 +378,22 @@ export class TableScreen {
   }
 
   actions(v, you) {
-    const legal = [...(you.legal || [])].sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
+    // (Look sits beside the cards, in the row above)
+    const legal = [...(you.legal || [])].filter((a) => a.type !== "look")
+      .sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
     const hv = v.hand;
     const status = h("p", { class: "bar-status", id: "bar-status" });
     const wrap = h("div", { class: "bar-actions" }, status);
-    if (!legal.length) {
+    if (this.pending) {
+      this.paintStatus(status, wrap); // waiting to go out, whatever the view says meanwhile
+    } else if (!legal.length) {
       const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
       const names = seatNames(v);
       status.append(...(turnSeat !== null && turnSeat !== undefined
         ? tNodes("bar.waiting_for", { name: who(names[turnSeat] ?? "") })
         : [hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand")]));
-      return wrap;
     }
+    if (!legal.length) return wrap;
     const ranged = legal.find((a) => (a.type === "raise" || a.type === "blind")
       && a.amount === undefined && a.min !== a.max);
     let picker = null;
@@ -443,7 +453,7 @@ export class TableScreen {
     }[a.type]?.() || [a.type];
     const kind = QUIET.has(a.type) ? "ghost" : a.type === "look" ? "secondary" : "primary";
     const pendingHere = this.pending && this.pending.type === a.type;
-    return h("button", { type: "button", class: `${kind}${pendingHere ? " pending" : ""}`,
+    return h("button", { type: "button", class: `act ${kind}${pendingHere ? " pending" : ""}`,
       dataset: { action: a.type }, disabled: Boolean(this.pending) || (picker ? !picker.valid() : false),
       onclick: () => {
         const value = a.type === "blind" || a.type === "raise" ? (picker ? picker.value : fixed) : undefined;
@@ -455,7 +465,6 @@ export class TableScreen {
   paintStatus(status, wrap) {
     const v = this.view;
     const hv = v.hand;
-    const me = this.mySeat(v);
     status.replaceChildren();
     status.className = "bar-status";
     if (this.pending) {
@@ -464,10 +473,7 @@ export class TableScreen {
       status.append(offline ? t("bar.will_send") : t("bar.sending"));
       return;
     }
-    if (me && hv && hv.phase !== "settled" && hv.turn === me.seat) {
-      status.classList.add("yours");
-      status.append(t("bar.your_move"));
-    } else if (hv?.phase === "svara_join") {
+    if (hv?.phase === "svara_join" && v.you?.legal?.some((a) => a.type === "join_svara")) {
       status.append(t("bar.svara_choice"));
     }
     wrap?.classList.toggle("has-status", Boolean(status.textContent));
@@ -475,9 +481,12 @@ export class TableScreen {
 
   /** Repaint the bar's status line and buttons' enabled state (connection changes). */
   paintBar() {
+    const bar = this.root.querySelector(".action-bar");
+    if (bar && this.pending) bar.dataset.pending = this.pending.type;
+    else if (bar) delete bar.dataset.pending;
     const status = this.root.querySelector("#bar-status");
     if (status) this.paintStatus(status, status.parentElement);
-    for (const b of this.root.querySelectorAll(".action-bar .buttons button")) {
+    for (const b of this.root.querySelectorAll(".action-bar button.act")) {
       if (this.pending) b.disabled = true;
     }
   }
@@ -506,7 +515,6 @@ export class TableScreen {
     const high = Math.min(s.max_buy_in ?? 100 * s.ante, balance + me.stack);
     if (!this.app.me) this.app.api.me().then((m) => { this.app.me = m; this.render(); }, () => {});
     return h("div", { class: "bar-actions rebuy", id: "rebuy" },
-      h("p", { class: "bar-status" }, t("bar.busted")),
       buyInForm({ low, high, balance: balance + me.stack, me: this.app.me,
         label: t("buyin.again"), submit: async (amount) => {
           this.view = await this.app.api.rebuy(this.tableId, amount);
