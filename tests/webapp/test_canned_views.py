@@ -240,3 +240,23 @@ async def test_the_privacy_check_sees_a_leaked_score(server: Server, browser: Co
       document.querySelector('.felt .seat[data-seat="0"]').append(badge); }""")
     with pytest.raises(AssertionError, match="score of hidden cards"):
         await cleo.look()
+
+
+async def test_an_empty_wallet_says_when_free_chips_come(server: Server, browser: Contexts) -> None:
+    player = await Player.open(browser, server.url, "Zed")
+    page = player.page
+
+    async def empty(route: Route) -> None:
+        me = await (await route.fetch()).json()
+        at = await page.evaluate("Date.now() / 1000") + 5 * 3600 + 60
+        me |= {"balance": 0, "tables": [], "daily_topup": {"amount": 1000, "next_at": at}}
+        await route.fulfill(status=200, content_type="application/json", body=json.dumps(me))
+
+    await page.route(f"{server.url}/api/me", empty)
+    await page.reload()
+    topup = await page.wait_for_selector("#topup")
+    assert await topup.inner_text() == "Free chips (1,000 chips) arrive in 5 hours."
+    # too poor for any table: creating one says so instead of leaving you watching
+    note = await page.wait_for_selector(".create .note:not([hidden])")
+    assert "You need at least 100 chips" in await note.inner_text()
+    assert await page.locator(".create [data-action=create]").is_disabled()

@@ -24,14 +24,15 @@ PLURALS = {
 }
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # The same text as English on purpose: the game's name in Latin script, a sign, and the few
-# words these languages share with English at the card table (Turkish "pot", German "blind").
+# words these languages share with English at the card table (Turkish and German "pot",
+# German "blind"; the rules texts use the same words).
 SAME_AS_ENGLISH = {
     "ru": {"amount.double"},
     "bg": {"amount.double"},
     "tr": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
            "felt.pot", "amount.pot", "seat.dealer_badge"},
     "de": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
-           "seat.blind", "act.blind"},
+           "seat.blind", "act.blind", "felt.pot", "amount.pot"},
     "ar": set(),
 }
 

@@ -48,11 +48,14 @@ VISIBLE_TEXT_JS = """() => {
   return words.join(' \\n ');
 }"""
 
-LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+WORD = re.compile(r"[^\W\d_]+")  # a word in any script ("satılır" is one word, not "sat")
+LATIN = re.compile(r"[A-Za-z]{2,}")
 # Latin words that may stand in any language: a product's name and a hash's.
 ANYWHERE = {"Telegram", "SHA"}
 # Words of the English UI that Turkish or German also use at the card table.
-SHARED = {"tr": {"svara", "pot", "joker"}, "de": {"svara", "blind", "joker", "server", "bot"}}
+# (German "was" is German: a word, not English left behind.)
+SHARED = {"tr": {"svara", "pot", "joker"},
+          "de": {"svara", "blind", "joker", "server", "bot", "pot", "chip", "chips", "was"}}
 COMMON_ENGLISH = {"the", "and", "you", "your", "table", "tables", "hand", "chips", "wait",
                   "waiting", "join", "watch", "seat", "seats", "fold", "call", "raise", "bet",
                   "look", "pass", "next", "players", "free", "rules", "back", "settings",
@@ -67,7 +70,7 @@ def english_words(lang: str) -> set[str]:
         found: set[str] = set()
         for value in cat.values():
             for text in value.values() if isinstance(value, dict) else [value]:
-                found |= {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)}
+                found |= {w.lower() for w in WORD.findall(text) if len(w) >= 3}
         return found
 
     return (words(catalog("en")) | COMMON_ENGLISH) - words(catalog(lang)) - SHARED.get(lang, set())
@@ -77,14 +80,14 @@ def check_language(lang: str, text: str, screen: str) -> None:
     letters = [c for c in text if c.isalpha()]
     assert letters, f"{screen}: no text"
     if lang in ("ru", "bg", "ar"):
-        latin = {w for w in LATIN_WORD.findall(text)} - ANYWHERE
+        latin = {w for w in WORD.findall(text) if LATIN.fullmatch(w)} - ANYWHERE
         assert not latin, f"{lang} {screen}: Latin-script words left: {sorted(latin)}"
         script = "\u0400-\u04FF" if lang != "ar" else "\u0600-\u06FF"
         share = len(re.findall(f"[{script}]", text)) / len(letters)
         assert share > 0.9, f"{lang} {screen}: only {share:.0%} of the letters in its script"
     if lang in ("tr", "de"):
         english = english_words(lang)
-        left = {w for w in LATIN_WORD.findall(text) if w.lower() in english}
+        left = {w for w in WORD.findall(text) if w.lower() in english}
         assert not left, f"{lang} {screen}: English words left: {sorted(left)}"
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import WebSocketRoute
 
-from tests.webapp.browser import Contexts, snap
+from tests.webapp.browser import Contexts, check_layout, snap
 from tests.webapp.player import Player
 from tests.webapp.server import Server
 
@@ -55,6 +55,7 @@ async def test_play_a_hand_against_a_practice_bot(
     ana = await Player.open(browser, server.url, "Ana", init_script=fast_clock)
     page = ana.page
     assert await page.inner_text("#balance") == "1,000"
+    await check_layout(page, bar=False)
     await snap(page, shots, "lobby")
     await create_table(ana, bots=1)
     assert "table=" in page.url
@@ -69,13 +70,21 @@ async def test_play_a_hand_against_a_practice_bot(
     assert ana.checks > 3
     assert "hand_settled" in {f["event"]["type"] for f in ana.frames if f.get("type") == "event"}
     await snap(page, shots, "table-result")
+    # The hand history lists it (winner, pot, shown hands); each hand opens its audit.
+    number = await page.get_attribute("#result", "data-hand")
+    await page.click("#result [data-action=history]")
+    listed = page.locator(f".history .result[data-hand='{number}']")
+    await listed.wait_for()
+    assert re.search(r"(You win|wins) \d", await listed.inner_text())
+    await snap(page, shots, "history")
     # Anyone can replay the settled hand: chain, decks against commitments, chips.
-    await page.click("#result [data-action=audit]")
+    await listed.locator("[data-action=audit]").click()
     verdict = await page.wait_for_selector("#audit")
     assert await verdict.get_attribute("data-verified") == "true"
     assert "Verified" in await verdict.inner_text()
     assert await page.locator(".checks li.ok").count() == 4
     await snap(page, shots, "audit")
+    await page.click("#back")
     await page.click("#back")
     await page.wait_for_selector(".felt .seat.me")
 

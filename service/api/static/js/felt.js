@@ -113,12 +113,12 @@ export function felt(v, { dealKey = null, onInfo }) {
       h("div", { class: "pot", id: "pot" }, h("small", {}, t("felt.pot")),
         h("strong", { dataset: { pot: hv.pot } }, num(hv.pot))),
       h("div", { class: "phase", id: "phase" }, t(PHASES[hv.phase] || "phase.settled")),
-      h("div", { class: "hand-no" }, hv.deal > 1
-        ? t("felt.hand_svara", { number: hv.number })
-        : t("felt.hand", { number: hv.number })),
-      h("button", { type: "button", class: "info", dataset: { action: "info" },
-        "aria-label": t("fair.button"), title: t("fair.button"), onclick: onInfo },
-      h("span", { "aria-hidden": "true" }, "i")),
+      h("div", { class: "hand-no" },
+        h("span", {}, hv.deal > 1 ? t("felt.hand_svara", { number: hv.number })
+          : t("felt.hand", { number: hv.number })),
+        h("button", { type: "button", class: "info", dataset: { action: "info" },
+          "aria-label": t("fair.button"), title: t("fair.button"), onclick: onInfo },
+        h("span", { "aria-hidden": "true" }, "i"))),
     ] : h("div", { class: "phase", id: "phase" }, t("felt.waiting")));
   return h("div", { class: max > 6 ? "felt many" : "felt", id: "felt" }, center, spots);
 }

@@ -40,8 +40,13 @@ export function explain(v) {
     const first = hv.last_blind === 0;
     const key = first ? (mine ? "explain.blind_first_you" : "explain.blind_first")
       : (mine ? `${next}_you` : next);
-    return tNodes(KEYS[key], { name, chips: chips(first ? unit : 2 * hv.last_blind),
-      last: chips(hv.last_blind) });
+    // The blind chain so far: each blind bettor's stake, smallest (first) to largest (last).
+    const chain = v.seats.filter((x) => x.blind && !x.folded).map((x) => x.put_in)
+      .sort((a, b) => a - b);
+    return [
+      ...(chain.length > 1 ? [t("explain.blind_chain", { chain: chain.map(num).join(" → ") }), " "] : []),
+      ...tNodes(KEYS[key], { name, chips: chips(first ? unit : 2 * hv.last_blind),
+        last: chips(hv.last_blind) })];
   }
   if (hv.phase === "betting") {
     const player = v.seats.find((x) => x.seat === turn);

@@ -28,7 +28,11 @@ function clean(node) {
     return card(node.textContent.trim(), "small");
   }
   if (!TAGS.has(node.tagName)) return kids.length ? h("span", {}, kids) : null;
-  const classes = [...node.classList].filter((c) => CLASSES.test(c)).join(" ");
+  // A section's own name (cards, scores, svara …) is kept as part-<name>, so it never meets
+  // the page's own classes of those names.
+  const section = node.tagName === "SECTION";
+  const classes = [...node.classList].filter((c) => CLASSES.test(c))
+    .map((c) => (section ? `part-${c}` : c)).join(" ");
   return h(node.tagName.toLowerCase(), { class: classes || null }, kids);
 }
 

@@ -4,7 +4,8 @@
 
 const KEY = "svara:muted";
 let context = null;
-export const played = []; // what was played, newest last (tests read it)
+export const played = []; // what was played, newest last (tests read window.svaraSounds)
+window.svaraSounds = played;
 
 export function muted() { return localStorage.getItem(KEY) === "1"; }
 

@@ -599,7 +599,7 @@ export class TableScreen {
       const left = Math.max(0, Math.ceil(deadline - now));
       el.textContent = seconds(left);
       el.dataset.left = left;
-      el.classList.toggle("urgent", left <= 5);
+      el.classList.toggle("urgent", left <= 5 && !el.closest(".explain")); // turns, not pauses
     }
   }
 }
