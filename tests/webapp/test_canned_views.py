@@ -195,7 +195,8 @@ async def test_expired_dev_login_is_renewed(server: Server, browser: Contexts) -
 
     await page.route(f"{server.url}/api/me", expire_once)
     await page.click("#rules-link")
-    await page.click("#back")  # the lobby asks /api/me: refused once, renewed, asked again
+    async with page.expect_response(lambda r: r.url.endswith("/api/me") and r.ok):
+        await page.click("#back")  # the lobby asks /api/me: refused once, renewed, asked again
     await page.wait_for_selector("#balance")
     assert refused and len(logins) == 1
     assert await page.locator("#toast").is_hidden()

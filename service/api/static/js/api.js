@@ -11,6 +11,7 @@ export class ApiError extends Error {
 }
 
 const path = (id) => `/api/tables/${encodeURIComponent(id)}`;
+const REQUEST_MS = 10000;
 
 export class Api {
   /** `renew` (dev mode) fetches fresh initData when the server says the old one expired. */
@@ -37,8 +38,11 @@ export class Api {
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
     try {
+      // A request that hangs (a network that swallows packets) fails after a while like any
+      // other network failure: an action then waits to be sent again, never forever.
       resp = await fetch(url, {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout ? AbortSignal.timeout(REQUEST_MS) : undefined,
       });
     } catch {
       connection.httpFailed();

@@ -63,6 +63,7 @@ export class TableScreen {
         h("button", { type: "button", onclick: () => this.app.openLobby() }, t("table.to_lobby"))));
       return;
     }
+    if (this.gone) return; // left before the table arrived: no socket, no clock
     this.render();
     this.loadLastResult();
     this.socket = new TableSocket({
@@ -79,6 +80,7 @@ export class TableScreen {
   }
 
   unmount() {
+    this.gone = true;
     clearInterval(this.clock);
     clearTimeout(this.viewTimer);
     clearTimeout(this.retryTimer);
