@@ -11,6 +11,7 @@ version. Issue 14.16: each of the audit's checks is shown failing on a bad input
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -178,3 +179,21 @@ async def test_each_check_fails_on_its_own_bad_input(table: Played, check: str) 
         assert set(server) == {"commitment", "deck"}
     else:
         assert set(server) == {check}, (server, offline)
+
+
+def _left_out_a_seed(data: dict[str, Any]) -> None:
+    """A deal that ignores one player's seed, its mix made to match (a server that picks
+    which seeds count)."""
+    seat = sorted(data["client_seeds"])[0]
+    del data["client_seeds"][seat]
+    lines = [f"{s}:{data['client_seeds'][s]}" for s in sorted(data["client_seeds"], key=int)]
+    data["mix"] = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+async def test_a_deal_that_left_out_a_players_seed_is_named(table: Played) -> None:
+    version = table.versions["cards_dealt"]
+    await tamper(table.store, table.stream, edit(version, _left_out_a_seed, rehash=True))
+    server, offline = await both_verdicts(table)
+    assert server == offline, (server, offline)
+    assert server["seeds"] == version  # not the seeds recorded before the deal
+    assert server["deck"] == version  # and the cards are not from that mix's deck either
