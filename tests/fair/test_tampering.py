@@ -197,3 +197,11 @@ async def test_a_deal_that_left_out_a_players_seed_is_named(table: Played) -> No
     assert server == offline, (server, offline)
     assert server["seeds"] == version  # not the seeds recorded before the deal
     assert server["deck"] == version  # and the cards are not from that mix's deck either
+
+
+async def test_a_mix_that_is_not_the_digest_of_the_seeds_is_named(table: Played) -> None:
+    version = table.versions["cards_dealt"]
+    await tamper(table.store, table.stream,
+                 edit(version, lambda d: d.update(mix="ab" * 32), rehash=True))  # fmt: skip
+    server, offline = await both_verdicts(table)
+    assert server == offline == {"seeds": version, "deck": version}, (server, offline)
