@@ -35,6 +35,7 @@ def test_definition_is_sha256_of_raw_previous_digest_and_bytes() -> None:
 def test_definition_v2_has_a_prefix_and_the_time_text_inside() -> None:
     """docs/CHAIN.md: raw previous digest || "svara-chain-v2\n" || at || "\n" || data."""
     expected = hashlib.sha256(bytes(32) + b"svara-chain-v2\n1732900000.25\nevent").hexdigest()
+    assert expected == "c248a693b7689d44a177436e5cd2e950b504e13d2b960be803f6cc07d7c63793"
     assert link_v2(ZERO_HASH, "1732900000.25", b"event") == expected
     assert chain(ZERO_HASH, [b"event"], "1732900000.25") == [expected]
     assert at_text(1732900000.25) == "1732900000.25" and at_text(5) == "5.0"
