@@ -127,6 +127,96 @@ def score(cards: Sequence[str], joker_pair: str = "sum", natural_777: int = 34) 
     return max(found)
 
 
+# -- what each event must carry (events/table.py; "?": may be left out) --------------------------
+
+_SEAT_FIELDS = {"seat": "int", "user_id": "int"}
+SCHEMA: dict[str, dict[str, str]] = {
+    "table_created": {"table_id": "str", "settings": "dict", "created_by": "int",
+                      "next_commitment": "str?"},
+    "seed_drawn": {"commitment": "str", "seed": "str"},
+    "client_seed_set": {**_SEAT_FIELDS, "client_seed": "str"},
+    "player_seated": {**_SEAT_FIELDS, "name": "str", "buy_in": "int"},
+    "player_left": {**_SEAT_FIELDS, "cashed_out": "int"},
+    "hand_started": {"number": "int", "dealer": "int", "participants": "ints",
+                     "commitment": "str", "seed": "str?", "algorithm": "str?"},
+    "antes_paid": {"ante": "int", "seats": "ints", "pot": "int"},
+    "cards_dealt": {"deal": "int", "cards": "hands", "algorithm": "str?",
+                    "client_seeds": "seeds?", "mix": "str?"},
+    "blind_placed": {**_SEAT_FIELDS, "amount": "int"},
+    "passed": _SEAT_FIELDS,
+    "looked": {**_SEAT_FIELDS, "cards": "cards"},
+    "called": {**_SEAT_FIELDS, "amount": "int", "level": "int"},
+    "raised": {**_SEAT_FIELDS, "amount": "int", "level": "int"},
+    "folded": {**_SEAT_FIELDS, "left": "bool?"},
+    "turn_deadline_set": {"seat": "int"},
+    "timed_out": {**_SEAT_FIELDS, "action": "str"},
+    "showdown": {"deal": "int", "hands": "shown"},
+    "svara_started": {"tied": "ints", "fee": "int", "eligible": "ints", "pot": "int",
+                      "next_commitment": "str?"},
+    "svara_joined": {**_SEAT_FIELDS, "fee": "int"},
+    "svara_skipped": _SEAT_FIELDS,
+    "svara_deal_started": {"deal": "int", "participants": "ints", "commitment": "str",
+                           "seed": "str?"},
+    "hand_settled": {"number": "int", "winners": "ints", "amounts": "amounts", "pot": "int",
+                     "rake": "int", "reason": "str", "seeds": "deal_seeds",
+                     "next_commitment": "str?"},
+    "sat_out": _SEAT_FIELDS,
+    "returned": _SEAT_FIELDS,
+}  # fmt: skip
+_CARD = frozenset(r + s for r in "789TJQKA" for s in "cdhs")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**53
+
+
+def _is_cards(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 3 and all(isinstance(c, str) and c in _CARD
+                                                       for c in v)  # fmt: skip
+
+
+def _is_seat_key(k: str) -> bool:
+    return k.isdigit() and len(k) < 4
+
+
+_KINDS: dict[str, Callable[[Any], bool]] = {
+    "int": _is_int,
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "dict": lambda v: isinstance(v, dict),
+    "ints": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
+    "cards": _is_cards,
+    "hands": lambda v: isinstance(v, dict) and all(_is_seat_key(k) and _is_cards(c)
+                                                   for k, c in v.items()),
+    "seeds": lambda v: v is None or (isinstance(v, dict) and all(
+        _is_seat_key(k) and isinstance(x, str) for k, x in v.items())),
+    "shown": lambda v: isinstance(v, dict) and all(
+        _is_seat_key(k) and isinstance(h, dict) and _is_cards(h.get("cards"))
+        and _is_int(h.get("score")) for k, h in v.items()),
+    "amounts": lambda v: isinstance(v, dict) and all(_is_seat_key(k) and _is_int(x)
+                                                     for k, x in v.items()),
+    "deal_seeds": lambda v: isinstance(v, list) and all(
+        isinstance(x, dict) and _is_int(x.get("deal")) and isinstance(x.get("commitment"), str)
+        and isinstance(x.get("seed"), str) for x in v),
+}  # fmt: skip
+
+
+def malformed_fields(event: JSON) -> str:
+    """What is wrong with an event's fields for its type ("" when nothing)."""
+    schema = SCHEMA.get(str(event.get("type")))
+    if schema is None:
+        return f"unknown event type {event.get('type')!r}"
+    for name, kind in schema.items():
+        optional = kind.endswith("?")
+        if name not in event:
+            if not optional:
+                return f"`{name}` is missing"
+            continue
+        if not _KINDS[kind.rstrip("?")](event[name]):
+            return f"`{name}` is not what a {event['type']} carries"
+    return ""
+
+
 # -- the file ---------------------------------------------------------------------------------
 
 
@@ -140,10 +230,6 @@ class Entry:
     raw: bytes
     prev_hash: str | None = None  # context entries carry their own link
     data: JSON | None = None  # the decoded event (None: the bytes are no JSON object)
-
-    @property
-    def label(self) -> str:
-        return f"v{self.version} {self.type}"
 
 
 @dataclass
@@ -195,6 +281,13 @@ def _entry(obj: Any, where: str, with_prev: bool) -> Entry:
     return entry
 
 
+# the settings the checks read, and their types
+_SETTINGS: dict[str, type] = {
+    "ante": int, "rake_percent": int, "natural_777": int, "joker_pair": str, "svara": str,
+    "svara_join_fee": str,
+}  # fmt: skip
+
+
 def load(text: str | bytes) -> Export:
     """Parse an export file; Malformed names what is wrong with it."""
     try:
@@ -214,10 +307,17 @@ def load(text: str | bytes) -> Export:
     seats = _need(doc, "seats", list, "the file")
     for i, s in enumerate(seats):
         _need(s, "seat", int, f"seats[{i}]")
+        if "stack" in s:
+            _need(s, "stack", int, f"seats[{i}]")
+    settings = _need(doc, "settings", dict, "the file")
+    _need(settings, "ante", int, "the file's settings")
+    for key, kind in _SETTINGS.items():
+        if key in settings:
+            _need(settings, key, kind, "the file's settings")
     return Export(
         table_id=_need(doc, "table_id", str, "the file"),
         hand=_need(doc, "hand", int, "the file"),
-        settings=_need(doc, "settings", dict, "the file"),
+        settings=settings,
         seats=seats,
         prev_hash=_need(doc, "prev_hash", str, "the file"),
         events=[_entry(e, f"events[{i}]", False) for i, e in enumerate(events)],
@@ -419,6 +519,10 @@ class _Replay:
             if handler is None or e.data.get("type") != e.type:
                 self.r.fail("chain", e.version, f"unknown event type or one that differs from "
                             f"its bytes: {e.type!r}")  # fmt: skip
+                continue
+            wrong = malformed_fields(e.data)
+            if wrong:
+                self.r.fail("chain", e.version, f"the event is not well formed: {wrong}")
                 continue
             try:
                 handler(e, e.data)
@@ -715,7 +819,12 @@ class _Replay:
         if settled is None:
             return
         for number, deal in sorted(self.deals.items()):
-            self.check_deal(settled, deal, self.seeds.get(number))
+            try:
+                self.check_deal(settled, deal, self.seeds.get(number))
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                at = deal.dealt.version if deal.dealt is not None else deal.start.version
+                self.r.fail("deck", at, f"deal {number}'s events lack what they must carry "
+                            f"({exc!r})")  # fmt: skip
 
     def check_deal(self, settled: Entry, deal: _Deal, revealed: JSON | None) -> None:
         start = deal.start.data or {}

@@ -67,7 +67,7 @@ def _deal_seed(tx: Tx) -> tuple[bytes, str]:
     return _seed(tx), ALGORITHM
 
 
-def draw_next_seed(tx: Tx) -> str:
+def _draw_next_seed(tx: Tx) -> str:
     """Draw the server seed of the next deal now, ahead of it: returns its commitment, for the
     event being emitted to publish, and the caller emits `seed_drawn` right after that event.
     "" when this command has no seed (nothing is published; the next deal is v1)."""
@@ -295,7 +295,7 @@ def start_svara(tx: Tx, tied: tuple[int, ...]) -> None:
             eligible=eligible,
             join_deadline=tx.now + settings.join_seconds,
             pot=hand.pot,
-            next_commitment=draw_next_seed(tx),
+            next_commitment=_draw_next_seed(tx),
         )
     )
     _seed_drawn(tx)
@@ -353,7 +353,7 @@ def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
             seeds=hand.seeds,
             next_hand_at=tx.now + settings.next_hand_seconds,
             next_dealer=next_dealer,
-            next_commitment=draw_next_seed(tx),
+            next_commitment=_draw_next_seed(tx),
         )
     )
     _seed_drawn(tx)

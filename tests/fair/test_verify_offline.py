@@ -10,16 +10,18 @@ variant.
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 import os
 import subprocess
 import sys
+from functools import cache
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events.store.chain import link_of
@@ -205,7 +207,8 @@ def test_malformed_files_exit_2_naming_the_problem(tmp_path: Path) -> None:
                                   "table_id": "t", "hand": 1, "settings": {}, "seats": [],
                                   "prev_hash": "0" * 64}), "missing `events`"),
         "a bad entry": (json.dumps({"format": "svara-hand-export", "format_version": 1,
-                                    "table_id": "t", "hand": 1, "settings": {}, "seats": [],
+                                    "table_id": "t", "hand": 1, "settings": {"ante": 1},
+                                    "seats": [],
                                     "prev_hash": "0" * 64,
                                     "events": [{"version": 1, "type": "x", "at": "1.0",
                                                 "chain": 2, "hash": "00"}]}),
@@ -251,3 +254,73 @@ async def test_svara_audit_against_redis_and_its_export(
     assert f"deck        FAILED at version {version}" in verified.stdout
     unknown = _svara("audit", table.table_id, "999", env=env)
     assert unknown.returncode == 2 and "no hand 999" in unknown.stderr
+
+
+@cache
+def _an_export() -> str:
+    """A settled hand's export from a table played on the embedded store."""
+
+    async def build() -> str:
+        from events.store import open_store
+        from service.tables.service import TableService
+        from tests.service.helpers import make_users, play_hands, seated_table
+
+        clock = FakeClock()
+        service = TableService(open_store(None), clock=clock, namespace="fuzz:")
+        users = make_users(3)
+        table_id = await seated_table(service, users)
+        await service.set_client_seed(users[0], table_id, "fuzz")
+        await play_hands(service, clock, table_id, users, hands=3)
+        exported = await service.export(table_id, 2)
+        await service.store.close()
+        return json.dumps(exported)
+
+    return asyncio.run(build())
+
+
+_JUNK = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**20), st.text(max_size=8),
+                  st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3),
+                                                                       st.integers(), max_size=2))
+
+
+def _damage(root: Any, data: st.DataObject) -> None:
+    """Replace one value somewhere under `root` (up to three levels down) with junk."""
+    target = root
+    for _ in range(data.draw(st.integers(0, 3))):
+        keys = sorted(target) if isinstance(target, dict) else range(len(target))
+        inner = [k for k in keys if isinstance(target[k], dict | list) and target[k]]
+        if not inner:
+            break
+        target = target[data.draw(st.sampled_from(inner))]
+    keys = sorted(target) if isinstance(target, dict) else list(range(len(target)))
+    if keys:
+        target[data.draw(st.sampled_from(keys))] = data.draw(_JUNK)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_damaged_file_is_a_failed_check_or_malformed_never_a_crash(data: st.DataObject) -> None:
+    """Bad input (a value replaced anywhere, in the file or inside an event's bytes) gets a
+    verdict or a Malformed naming the problem: never another exception."""
+    doc = json.loads(_an_export())
+    if data.draw(st.booleans()):
+        entry = data.draw(st.sampled_from(doc["events"]))
+        event = json.loads(entry["raw"])
+        _damage(event, data)
+        entry["raw"] = json.dumps(event)
+    else:
+        _damage(doc, data)
+    text = json.dumps(doc)
+    try:
+        export = verify.load(text)
+    except verify.Malformed:
+        return
+    verify.render(export, verify.verify(export))
+
+
+def test_settings_the_checks_read_must_have_their_types() -> None:
+    doc = json.loads(_an_export())
+    for key, junk in [("ante", None), ("ante", "10"), ("rake_percent", None), ("svara", 3)]:
+        damaged = {**doc, "settings": {**doc["settings"], key: junk}}
+        with pytest.raises(verify.Malformed, match=f"`{key}` has the wrong type"):
+            verify.load(json.dumps(damaged))

@@ -43,7 +43,82 @@ const CHECKS = ["chain", "pins", "commitment", "seeds", "deck", "cards", "scores
   "chips"];
 const VALUES = { 7: 7, 8: 8, 9: 9, T: 10, J: 10, Q: 10, K: 10, A: 11 };
 const JOKER = "7c";
+// the settings the checks read, and their types
+const SETTINGS = { ante: "int", rake_percent: "int", natural_777: "int", joker_pair: "string",
+  svara: "string", svara_join_fee: "string" };
 const encoder = new TextEncoder();
+
+// -- what each event must carry (events/table.py; "?": may be left out) -------------------------
+
+const SEAT_FIELDS = { seat: "int", user_id: "int" };
+const SCHEMA = {
+  table_created: { table_id: "str", settings: "dict", created_by: "int", next_commitment: "str?" },
+  seed_drawn: { commitment: "str", seed: "str" },
+  client_seed_set: { ...SEAT_FIELDS, client_seed: "str" },
+  player_seated: { ...SEAT_FIELDS, name: "str", buy_in: "int" },
+  player_left: { ...SEAT_FIELDS, cashed_out: "int" },
+  hand_started: { number: "int", dealer: "int", participants: "ints", commitment: "str",
+    seed: "str?", algorithm: "str?" },
+  antes_paid: { ante: "int", seats: "ints", pot: "int" },
+  cards_dealt: { deal: "int", cards: "hands", algorithm: "str?", client_seeds: "seeds?",
+    mix: "str?" },
+  blind_placed: { ...SEAT_FIELDS, amount: "int" },
+  passed: SEAT_FIELDS,
+  looked: { ...SEAT_FIELDS, cards: "cards" },
+  called: { ...SEAT_FIELDS, amount: "int", level: "int" },
+  raised: { ...SEAT_FIELDS, amount: "int", level: "int" },
+  folded: { ...SEAT_FIELDS, left: "bool?" },
+  turn_deadline_set: { seat: "int" },
+  timed_out: { ...SEAT_FIELDS, action: "str" },
+  showdown: { deal: "int", hands: "shown" },
+  svara_started: { tied: "ints", fee: "int", eligible: "ints", pot: "int",
+    next_commitment: "str?" },
+  svara_joined: { ...SEAT_FIELDS, fee: "int" },
+  svara_skipped: SEAT_FIELDS,
+  svara_deal_started: { deal: "int", participants: "ints", commitment: "str", seed: "str?" },
+  hand_settled: { number: "int", winners: "ints", amounts: "amounts", pot: "int", rake: "int",
+    reason: "str", seeds: "deal_seeds", next_commitment: "str?" },
+  sat_out: SEAT_FIELDS,
+  returned: SEAT_FIELDS,
+};
+const CARD = /^[789TJQKA][cdhs]$/;
+const isInt = (v) => Number.isInteger(v) && Math.abs(v) < 2 ** 53;
+const isDict = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isCards = (v) => Array.isArray(v) && v.length === 3
+  && v.every((c) => typeof c === "string" && CARD.test(c));
+const isSeatKey = (k) => /^[0-9]{1,3}$/.test(k);
+const KINDS = {
+  int: isInt,
+  str: (v) => typeof v === "string",
+  bool: (v) => typeof v === "boolean",
+  dict: isDict,
+  ints: (v) => Array.isArray(v) && v.every(isInt),
+  cards: isCards,
+  hands: (v) => isDict(v) && Object.entries(v).every(([k, c]) => isSeatKey(k) && isCards(c)),
+  seeds: (v) => v === null
+    || (isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && typeof x === "string")),
+  shown: (v) => isDict(v) && Object.entries(v).every(([k, h]) => isSeatKey(k) && isDict(h)
+    && isCards(h.cards) && isInt(h.score)),
+  amounts: (v) => isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && isInt(x)),
+  deal_seeds: (v) => Array.isArray(v) && v.every((x) => isDict(x) && isInt(x.deal)
+    && typeof x.commitment === "string" && typeof x.seed === "string"),
+};
+
+function malformedFields(event) {
+  const schema = SCHEMA[event.type];
+  if (!schema) return `unknown event type ${JSON.stringify(event.type)}`;
+  for (const [name, kind] of Object.entries(schema)) {
+    const optional = kind.endsWith("?");
+    if (!(name in event)) {
+      if (!optional) return `\`${name}\` is missing`;
+      continue;
+    }
+    if (!KINDS[kind.replace("?", "")](event[name])) {
+      return `\`${name}\` is not what a ${event.type} carries`;
+    }
+  }
+  return "";
+}
 
 // -- bytes ------------------------------------------------------------------------------------
 
@@ -219,12 +294,21 @@ function readExport(input) {
   const events = need(doc, "events", "array", "the file");
   if (!events.length) throw new Error("the file: `events` is empty");
   const seats = need(doc, "seats", "array", "the file");
+  seats.forEach((seat, i) => {
+    need(seat, "seat", "int", `seats[${i}]`);
+    if (seat && typeof seat === "object" && "stack" in seat) need(seat, "stack", "int", `seats[${i}]`);
+  });
   const context = doc.context === undefined ? [] : doc.context;
   if (!Array.isArray(context)) throw new Error("the file: `context` is not a list");
+  const settings = need(doc, "settings", "object", "the file");
+  need(settings, "ante", "int", "the file's settings");
+  for (const [key, type] of Object.entries(SETTINGS)) {
+    if (key in settings) need(settings, key, type, "the file's settings");
+  }
   return {
     tableId: need(doc, "table_id", "string", "the file"),
     hand: need(doc, "hand", "int", "the file"),
-    settings: need(doc, "settings", "object", "the file"),
+    settings,
     seats, prevHash: need(doc, "prev_hash", "string", "the file"),
     events: events.map((e, i) => readEntry(e, `events[${i}]`, false)),
     context: context.map((e, i) => readEntry(e, `context[${i}]`, true)),
@@ -340,9 +424,14 @@ class Replay {
   run() {
     for (const e of this.x.events) {
       if (!e.data) { this.f.fail("chain", e.version, "the stored bytes are not an event (JSON object)"); continue; }
-      const handler = this[`on_${e.type}`];
+      const handler = Object.hasOwn(SCHEMA, e.type) ? this[`on_${e.type}`] : undefined;
       if (typeof handler !== "function" || e.data.type !== e.type) {
         this.f.fail("chain", e.version, `unknown event type or one that differs from its bytes: ${e.type}`);
+        continue;
+      }
+      const wrong = malformedFields(e.data);
+      if (wrong) {
+        this.f.fail("chain", e.version, `the event is not well formed: ${wrong}`);
         continue;
       }
       try { handler.call(this, e, e.data); } catch (err) {
@@ -551,7 +640,13 @@ class Replay {
     }
     if (!this.settled) return reports;
     for (const number of [...this.deals.keys()].sort((a, b) => a - b)) {
-      reports.push(await this.checkDeal(this.deals.get(number), this.seeds.get(number)));
+      const deal = this.deals.get(number);
+      try {
+        reports.push(await this.checkDeal(deal, this.seeds.get(number)));
+      } catch (err) {
+        this.f.fail("deck", (deal.dealt || deal.start).version,
+          `deal ${number}'s events lack what they must carry (${err.message})`);
+      }
     }
     return reports;
   }
