@@ -887,7 +887,7 @@ class _Replay:
             got = list(cards[str(seat)])
             if got != right:
                 self.r.fail("deck", dealt.version, f"{self.who(seat)} got {' '.join(got)}; the "
-                            f"deck puts {' '.join(right)} there")  # fmt: skip
+                            f"{algorithm} deck puts {' '.join(right)} there")  # fmt: skip
         self.r.lines.append(f"        deal {deal.deal} deck: {' '.join(order)}")
 
 

@@ -498,7 +498,7 @@ class _Replay:
         for seat, right in zip(participants, deal_hands(deck, len(participants)), strict=True):
             if tuple(dealt.cards[seat]) != right:
                 self.f.fail("deck", v, f"seat {seat} got {' '.join(dealt.cards[seat])}; the "
-                            f"deck puts {' '.join(right)} there")  # fmt: skip
+                            f"{algorithm} deck puts {' '.join(right)} there")  # fmt: skip
 
 
 def _version_in(message: str) -> int:

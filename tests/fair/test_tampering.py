@@ -12,17 +12,22 @@ version. Issue 14.16: each of the audit's checks is shown failing on a bad input
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import pytest
 
+from events.store.base import StoredEvent
+from service import verify
 from tests.fair.game import Played, both_verdicts, played
 from tests.fair.tamper import (
     Change,
     edit,
     move_time,
     rehash_only,
+    rehashed,
     remove,
     swap,
     tamper,
@@ -205,3 +210,23 @@ async def test_a_mix_that_is_not_the_digest_of_the_seeds_is_named(table: Played)
                  edit(version, lambda d: d.update(mix="ab" * 32), rehash=True))  # fmt: skip
     server, offline = await both_verdicts(table)
     assert server == offline == {"seeds": version, "deck": version}, (server, offline)
+
+
+async def test_an_entry_relabelled_as_chain_version_1_is_named(table: Played) -> None:
+    """A rewrite that relabels an entry as chain version 1 (whose hash leaves the time out)
+    and recomputes every hash from there keeps each link valid, and still fails: the chain
+    version went down at that entry."""
+    version = table.versions["looked"]
+
+    def relabel(events: list[StoredEvent]) -> list[StoredEvent]:
+        out = [msgspec.structs.replace(e, chain=1) if e.version == version else e
+               for e in events]  # fmt: skip
+        return rehashed(out, version)
+
+    await tamper(table.store, table.stream, relabel)
+    audit = await table.service.audit(table.table_id, table.hand)
+    exported = await table.service.export(table.table_id, table.hand)
+    report = verify.verify(verify.load(json.dumps(exported)))
+    for failures in (audit["failures"], [vars(f) for f in report.failures]):
+        chain = [f for f in failures if f["check"] == "chain"]
+        assert chain and chain[0]["version"] == version and "went down" in chain[0]["reason"]

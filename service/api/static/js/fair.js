@@ -713,7 +713,7 @@ class Replay {
       const right = [order[i], order[n + i], order[2 * n + i]];
       const got = cards[String(seat)];
       if (JSON.stringify(got) !== JSON.stringify(right)) {
-        this.f.fail("deck", dealt.version, `seat ${seat} got ${got.join(" ")}; the deck puts ${right.join(" ")} there`);
+        this.f.fail("deck", dealt.version, `seat ${seat} got ${got.join(" ")}; the ${algorithm} deck puts ${right.join(" ")} there`);
       }
     });
     return report;
