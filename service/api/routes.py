@@ -87,6 +87,15 @@ async def seat(request: web.Request) -> web.Response:
     return json_response(view)
 
 
+async def set_seed(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeedBody = schemas.decode_body(schemas.seed_decoder, await request.read())
+    view = await request.app[TABLES].set_client_seed(
+        user, request.match_info["table_id"], body.client_seed
+    )
+    return json_response(view)
+
+
 async def leave(request: web.Request) -> web.Response:
     user = authenticate(request)
     return json_response(await request.app[TABLES].leave(user, request.match_info["table_id"]))
@@ -120,6 +129,19 @@ async def audit(request: web.Request) -> web.Response:
     if hand < 1:
         raise ApiError(404, "unknown_hand", "hands are numbered from 1")
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
+
+
+async def export(request: web.Request) -> web.Response:
+    authenticate(request)
+    hand = _int_param(request, "hand")
+    if hand < 1:
+        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
+    table_id = request.match_info["table_id"]
+    response = json_response(await request.app[TABLES].export(table_id, hand))
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="svara-{table_id}-hand-{hand}.json"'
+    )
+    return response
 
 
 async def dev_init_data(request: web.Request) -> web.Response:
@@ -156,8 +178,10 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}", view)
     post(f"/api/tables/{TABLE_ID}/seat", seat)
     post(f"/api/tables/{TABLE_ID}/leave", leave)
+    post(f"/api/tables/{TABLE_ID}/seed", set_seed)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
+    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
