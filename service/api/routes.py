@@ -101,6 +101,15 @@ async def hands(request: web.Request) -> web.Response:
         {"hands": await request.app[TABLES].hands(request.match_info["table_id"], limit)})
 
 
+async def set_seed(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeedBody = schemas.decode_body(schemas.seed_decoder, await request.read())
+    view = await request.app[TABLES].set_client_seed(
+        user, request.match_info["table_id"], body.client_seed
+    )
+    return json_response(view)
+
+
 async def leave(request: web.Request) -> web.Response:
     user = authenticate(request)
     return json_response(await request.app[TABLES].leave(user, request.match_info["table_id"]))
@@ -134,6 +143,19 @@ async def audit(request: web.Request) -> web.Response:
     if hand < 1:
         raise ApiError(404, "unknown_hand", "hands are numbered from 1")
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
+
+
+async def export(request: web.Request) -> web.Response:
+    authenticate(request)
+    hand = _int_param(request, "hand")
+    if hand < 1:
+        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
+    table_id = request.match_info["table_id"]
+    response = json_response(await request.app[TABLES].export(table_id, hand))
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="svara-{table_id}-hand-{hand}.json"'
+    )
+    return response
 
 
 async def dev_init_data(request: web.Request) -> web.Response:
@@ -172,8 +194,10 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     post(f"/api/tables/{TABLE_ID}/leave", leave)
     post(f"/api/tables/{TABLE_ID}/rebuy", rebuy)
     get(f"/api/tables/{TABLE_ID}/hands", hands)
+    post(f"/api/tables/{TABLE_ID}/seed", set_seed)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
+    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket)
     if dev_mode:
         get("/dev/init-data", dev_init_data)

@@ -42,6 +42,21 @@ class SeatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     buy_in: Chips
 
 
+ClientSeed = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[A-Za-z0-9_-]{1,64}$",
+        description="the player's own seed for v2 decks: 1-64 of A-Z a-z 0-9 _ -",
+    ),
+]
+
+
+class SeedBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/tables/{id}/seed (DESIGN.md "Players' seeds")."""
+
+    client_seed: ClientSeed
+
+
 class ActionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """POST /api/tables/{id}/actions."""
 
@@ -89,6 +104,7 @@ ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame
 
 create_table_decoder = msgspec.json.Decoder(CreateTableBody)
 seat_decoder = msgspec.json.Decoder(SeatBody)
+seed_decoder = msgspec.json.Decoder(SeedBody)
 preferences_decoder = msgspec.json.Decoder(PreferencesBody)
 action_decoder = msgspec.json.Decoder(ActionBody)
 frame_decoder = msgspec.json.Decoder(ClientFrame)

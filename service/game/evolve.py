@@ -76,7 +76,16 @@ def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         settings=e.settings,
         created_by=e.created_by,
         seats=(None,) * e.settings.max_seats,
+        next_commitment=e.next_commitment,
     )
+
+
+def _seed_drawn(state: TableState, e: ev.SeedDrawn) -> TableState:
+    return replace(state, next_commitment=e.commitment, next_seed=e.seed)
+
+
+def _client_seed_set(state: TableState, e: ev.ClientSeedSet) -> TableState:
+    return _with_seat(state, replace(_seat(state, e.seat), client_seed=e.client_seed), e.seat)
 
 
 def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
@@ -130,7 +139,14 @@ def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
         commitment=e.commitment,
         seeds=(ev.DealSeed(deal=1, commitment=e.commitment, seed=e.seed),),
     )
-    return replace(state, hand=hand, hand_number=e.number, next_hand_at=None)
+    return replace(
+        state,
+        hand=hand,
+        hand_number=e.number,
+        next_hand_at=None,
+        next_commitment="",  # a pending seed is used by this deal
+        next_seed="",
+    )
 
 
 def _antes_paid(state: TableState, e: ev.AntesPaid) -> TableState:
@@ -255,10 +271,9 @@ def _own_action(state: TableState, seat: int, hand: Hand) -> TableState:
     return replace(state, seats=tuple(seats_list), hand=hand)
 
 
-def _fold_player(state: TableState, seat: int, **changes: Any) -> TableState:
+def _fold_player(state: TableState, seat: int) -> TableState:
     hand = _hand(state)
-    players = _with_player(hand, seat, folded=True, **changes)
-    return replace(state, hand=replace(hand, players=players))
+    return replace(state, hand=replace(hand, players=_with_player(hand, seat, folded=True)))
 
 
 def _folded(state: TableState, e: ev.Folded) -> TableState:
@@ -313,14 +328,12 @@ def _timed_out(state: TableState, e: ev.TimedOut) -> TableState:
     s = _seat(state, e.seat)
     state = _with_seat(state, replace(s, timeouts=s.timeouts + 1), e.seat)
     if e.action == "fold":
-        state = _fold_player(state, e.seat, timed_out=True)
+        state = _fold_player(state, e.seat)
     return handed_over(state, e)
 
 
 def _showdown(state: TableState, e: ev.ShowdownHappened) -> TableState:
-    hand = replace(
-        _hand(state), shown=e.hands, capped=e.capped, turn=None, turn_deadline=None
-    )
+    hand = replace(_hand(state), shown=e.hands, turn=None, turn_deadline=None)
     return replace(state, hand=hand)
 
 
@@ -337,7 +350,7 @@ def _svara_started(state: TableState, e: ev.SvaraStarted) -> TableState:
         turn=None,
         turn_deadline=None,
     )
-    return replace(state, hand=hand)
+    return replace(state, hand=hand, next_commitment=e.next_commitment, next_seed="")
 
 
 def _svara_joined(state: TableState, e: ev.SvaraJoined) -> TableState:
@@ -380,9 +393,8 @@ def _svara_deal_started(state: TableState, e: ev.SvaraDealStarted) -> TableState
         joined=(),
         join_deadline=None,
         shown={},
-        capped=False,
     )
-    return replace(state, hand=hand)
+    return replace(state, hand=hand, next_commitment="", next_seed="")
 
 
 def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
@@ -409,6 +421,8 @@ def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
         rake_total=state.rake_total + e.rake,
         next_hand_at=e.next_hand_at,
         next_dealer=e.next_dealer,
+        next_commitment=e.next_commitment,
+        next_seed="",
     )
 
 
@@ -443,6 +457,8 @@ APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.HandSettled: _hand_settled,
     ev.PlayerSatOut: _sat_out,
     ev.PlayerReturned: _returned,
+    ev.SeedDrawn: _seed_drawn,
+    ev.ClientSeedSet: _client_seed_set,
 }
 
 

@@ -28,6 +28,7 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     order: int  # seating order at this table: the lowest present is "the first seated player"
     sat_out: bool = False
     timeouts: int = 0  # consecutive turn timeouts; any own action resets it
+    client_seed: str = ""  # the player's own seed for v2 decks ("" : none set)
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -42,7 +43,6 @@ class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     put_in: int = 0  # chips put in this deal beyond the ante
     raises: int = 0  # raises this deal (blinds do not count)
     acted: bool = False  # has acted since the last raise
-    timed_out: bool = False  # folded by the clock (RULES.md "Time"), not by the player
 
 
 class HandResult(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -78,7 +78,6 @@ class Hand(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     join_deadline: float | None = None
     # the last showdown of this hand (public once it happened) and the result
     shown: dict[int, ShownHand] = msgspec.field(default_factory=dict)
-    capped: bool = False  # that showdown came because nobody could put in more (RULES.md step 5)
     result: HandResult | None = None
 
     def player(self, seat: int) -> Player | None:
@@ -112,6 +111,10 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     seat_counter: int = 0
     bought_in: int = 0  # sum of all buy-ins ever (chip conservation checks)
     cashed_out: int = 0  # sum of all cash-outs ever
+    # The server seed of the next deal (the next hand's first, or a declared svara's), drawn
+    # and committed to in advance (v2); "" when none is pending (then a deal is v1).
+    next_commitment: str = ""
+    next_seed: str = ""  # secret until its hand settles
 
     @property
     def phase(self) -> TablePhase:

@@ -1,8 +1,11 @@
 """Per-viewer projections: the only shapes of state and events that leave the server.
 
 What a viewer may see: their own cards once they looked (their `looked` event carries them),
-everyone's cards at a showdown, deck seeds once the hand is settled. Spectators (viewer None)
-see the public view. Everything else is removed (seeds) or nulled (cards).
+everyone's cards at a showdown, deck seeds once the hand is settled (in `hand_settled`; the
+`seed` of `hand_started`, `svara_deal_started` and `seed_drawn` is never projected: a seed
+drawn in advance belongs to a hand still to come). Commitments and players' own seeds are
+public. Spectators (viewer None) see the public view. Everything else is removed (seeds) or
+nulled (cards).
 """
 
 from __future__ import annotations
@@ -57,8 +60,6 @@ def _hand_view(state: TableState, hand: Hand) -> JSON:
         # after blinds, until someone raises: a player who did not go blind must raise to at
         # least twice the last blind (RULES.md step 5); `legal` has the exact bounds
         "must_double": hand.must_double,
-        # the shown hands came because nobody could put in more (RULES.md step 5)
-        "capped": hand.capped,
     }
     if hand.phase == "svara_join":
         out["svara"] = {
@@ -105,7 +106,9 @@ def seat_entry(
         "blind": p is not None and p.blind,
         "looked": p is not None and p.looked,
         "put_in": p.put_in if p is not None else 0,
-        "timed_out": p is not None and p.timed_out,
+        # folded by the clock (RULES.md "Time"): a player's own action resets the count of
+        # missed turns, so a folded player whose count is not zero was folded by the timer
+        "timed_out": p is not None and p.folded and s.timeouts > 0,
         "cards": list(cards) if cards is not None else None,
         "score": score(cards, options) if cards is not None else None,
     }
@@ -126,7 +129,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
     hand = state.hand
     options = state.settings.scoring
     seats: list[JSON] = []
-    you: JSON = {"seat": None, "cards": None, "score": None, "legal": []}
+    you: JSON = {"seat": None, "cards": None, "score": None, "legal": [], "client_seed": None}
     for s in state.seats:
         if s is None:
             continue
@@ -142,6 +145,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
                 "cards": entry["cards"],
                 "score": entry["score"],
                 "legal": [a.to_dict() for a in legal_actions(state, viewer_user_id)],
+                "client_seed": s.client_seed or None,
             }
     return {
         "table_id": state.table_id,
@@ -150,6 +154,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
         "phase": state.phase,
         "host": table_host(state),
         "hand": _hand_view(state, hand) if hand is not None else None,
+        "next_commitment": state.next_commitment or None,
         "seats": seats,
         "you": you,
     }
@@ -157,7 +162,9 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
 
 def _redacted(event: TableEvent) -> bool:
     """Whether `project_event` takes anything out of `event` for some viewer."""
-    return isinstance(event, ev.HandStarted | ev.SvaraDealStarted | ev.CardsDealt | ev.Looked)
+    return isinstance(
+        event, ev.HandStarted | ev.SvaraDealStarted | ev.SeedDrawn | ev.CardsDealt | ev.Looked
+    )
 
 
 def public_data_json(event: TableEvent) -> bytes | None:
@@ -176,7 +183,7 @@ def project_event(event: TableEvent, viewer_user_id: int | None) -> JSON:
     """`{"type": tag, "data": {...}}` with what `viewer_user_id` may not see taken out."""
     data: JSON = _to_json(event)  # JSON types: lists, string keys
     del data["type"]
-    if isinstance(event, ev.HandStarted | ev.SvaraDealStarted):
+    if isinstance(event, ev.HandStarted | ev.SvaraDealStarted | ev.SeedDrawn):
         del data["seed"]
     elif isinstance(event, ev.CardsDealt):
         data["cards"] = {seat: None for seat in data["cards"]}
