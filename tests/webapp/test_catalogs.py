@@ -23,7 +23,8 @@ PLURALS = {
     "ar": {"zero", "one", "two", "few", "many", "other"},
 }
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
-# The same text as English on purpose: the game's name in Latin script, a sign, and the few
+# The same text as English on purpose: the game's name in Latin script, a sign (digits are
+# Latin in every language here, as Intl.NumberFormat writes them), and the few
 # words these languages share with English at the card table (Turkish and German "pot",
 # German "blind"; the rules texts use the same words).
 SAME_AS_ENGLISH = {
@@ -33,7 +34,7 @@ SAME_AS_ENGLISH = {
            "felt.pot", "amount.pot", "seat.dealer_badge"},
     "de": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
            "seat.blind", "act.blind", "felt.pot", "amount.pot"},
-    "ar": set(),
+    "ar": {"amount.double"},
 }
 
 

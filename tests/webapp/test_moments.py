@@ -117,8 +117,11 @@ async def test_a_busted_player_buys_in_again_bounded_by_the_wallet(
         await snap(page, shots, f"busted-{width}")
 
         await page.click("#rebuy .quick[data-quick=max]")
-        await page.click("#rebuy [data-action=seat]")  # "Buy in again"
+        async with page.expect_response(lambda r: r.url.endswith("/rebuy")) as answer:
+            await page.click("#rebuy [data-action=seat]")  # "Buy in again"
+        assert (await answer.value).ok
         await page.wait_for_function("!document.querySelector('#rebuy')")
+        await page.wait_for_selector(".felt .seat.me")
         view = await me.view(table)
         assert stack(view, ana.user_id) + (seat_of(view, ana.user_id) or {}).get(
             "put_in", 0) in (990, 980)  # 980: the next hand took its ante

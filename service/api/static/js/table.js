@@ -342,7 +342,10 @@ export class TableScreen {
     const hv = v.hand;
     const you = v.you || {};
     const content = [];
-    if (!me) {
+    if (!me && this.rebuying) {
+      // buying in again stands up and sits down: not a spectator for that moment
+      content.push(h("p", { class: "bar-status waiting" }, t("bar.sending")));
+    } else if (!me) {
       content.push(this.sitDown(v));
     } else {
       const busted = this.busted(v);
@@ -519,7 +522,12 @@ export class TableScreen {
     return h("div", { class: "bar-actions rebuy", id: "rebuy" },
       buyInForm({ low, high, balance: balance + me.stack, me: this.app.me,
         label: t("buyin.again"), submit: async (amount) => {
-          this.view = await this.app.api.rebuy(this.tableId, amount);
+          this.rebuying = true;
+          try {
+            this.show(await this.app.api.rebuy(this.tableId, amount));
+          } finally {
+            this.rebuying = false;
+          }
           this.app.me = await this.app.api.me().catch(() => this.app.me);
           this.render();
         } }),
