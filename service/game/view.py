@@ -117,11 +117,15 @@ def seat_entry(
 def table_host(state: TableState) -> str | None:
     """Whom a table is named after: its creator while seated, else the person seated there
     longest (never a practice bot); None when no person sits there."""
-    people = [s for s in state.seats if s is not None and s.user_id > 0]
-    for s in people:
+    longest: Seat | None = None
+    for s in state.seats:
+        if s is None or s.user_id <= 0:
+            continue
         if s.user_id == state.created_by:
             return s.name
-    return min(people, key=lambda s: s.order).name if people else None
+        if longest is None or s.order < longest.order:
+            longest = s
+    return longest.name if longest is not None else None
 
 
 def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
