@@ -18,7 +18,7 @@ const PHASES = { blind: "phase.blind", betting: "phase.betting", svara_join: "ph
 function place(n, mine, max) {
   const offset = mine === null ? n : (n - mine + max) % max;
   const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
-  const [rx, ry] = max > 6 ? [40, 37] : [37, 33];
+  const [rx, ry] = max > 6 ? [38, 40] : [37, 33];
   return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
 }
 
