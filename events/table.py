@@ -57,6 +57,7 @@ class PlayerLeft(TableEventBase, frozen=True, kw_only=True, tag="player_left"):
     seat: int
     cashed_out: int  # the whole stack, back to the wallet under transfer_id
     transfer_id: str
+    at: float = 0.0  # when (the command's clock): the last one out starts the idle time
 
 
 class HandStarted(TableEventBase, frozen=True, kw_only=True, tag="hand_started"):
@@ -199,6 +200,14 @@ class PlayerReturned(TableEventBase, frozen=True, kw_only=True, tag="returned"):
     user_id: int
 
 
+class TableClosed(TableEventBase, frozen=True, kw_only=True, tag="table_closed"):
+    """The table is over: nobody was seated for `idle_seconds` (see `TableState.deadline`).
+    A closed table refuses seats and needs no timer; its history stays readable."""
+
+    reason: Literal["idle"] = "idle"
+    idle_seconds: float = 0.0
+
+
 TableEvent = (
     TableCreated
     | PlayerSeated
@@ -222,6 +231,7 @@ TableEvent = (
     | HandSettled
     | PlayerSatOut
     | PlayerReturned
+    | TableClosed
 )
 
 EVENT_TYPES: tuple[type[TableEventBase], ...] = (
@@ -247,4 +257,5 @@ EVENT_TYPES: tuple[type[TableEventBase], ...] = (
     HandSettled,
     PlayerSatOut,
     PlayerReturned,
+    TableClosed,
 )

@@ -76,6 +76,7 @@ def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         settings=e.settings,
         created_by=e.created_by,
         seats=(None,) * e.settings.max_seats,
+        empty_since=e.created_at,
     )
 
 
@@ -89,11 +90,14 @@ def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
         e.seat,
         seat_counter=state.seat_counter + 1,
         bought_in=state.bought_in + e.buy_in,
+        empty_since=None,
     )
 
 
 def _player_left(state: TableState, e: ev.PlayerLeft) -> TableState:
     state = _with_seat(state, None, e.seat, cashed_out=state.cashed_out + e.cashed_out)
+    if all(s is None for s in state.seats):
+        state = replace(state, empty_since=e.at)
     hand = state.hand
     if hand is not None and hand.phase == "svara_join":
         seat = e.seat
@@ -416,6 +420,10 @@ def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:
     return _with_seat(state, replace(_seat(state, e.seat), sat_out=False, timeouts=0), e.seat)
 
 
+def _closed(state: TableState, e: ev.TableClosed) -> TableState:
+    return replace(state, closed=True)
+
+
 APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.TableCreated: _table_created,
     ev.PlayerSeated: _player_seated,
@@ -439,6 +447,7 @@ APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.HandSettled: _hand_settled,
     ev.PlayerSatOut: _sat_out,
     ev.PlayerReturned: _returned,
+    ev.TableClosed: _closed,
 }
 
 
