@@ -75,6 +75,18 @@ _COMPONENT_SCHEMAS: JSON = {
                       "properties": {"type": {"type": "string"}, "min": {"type": "integer"},
                                      "max": {"type": "integer"},
                                      "amount": {"type": "integer"}}}}}}}},
+    "TablePage": {"type": "object", "required": ["tables", "next"], "properties": {
+        "tables": {"type": "array", "items": {"$ref": "#/components/schemas/TableSummary"}},
+        "next": {"type": ["string", "null"],
+                 "description": "the cursor of the next page; null on the last page"}}},
+    "TableSummary": {"type": "object", "required": [
+        "table_id", "ante", "max_seats", "seated", "phase"], "properties": {
+        "table_id": {"type": "string"}, "ante": {"type": "integer"},
+        "max_seats": {"type": "integer"}, "seated": {"type": "integer"},
+        "seats_free": {"type": "integer"},
+        "phase": {"enum": ["waiting", "blind", "betting", "svara_join", "settled"]},
+        "created_by": {"type": "integer"}, "turn_seconds": {"type": "integer"},
+        "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"}}},
     "Event": {"type": "object", "required": ["version", "type", "at", "data"], "properties": {
         "version": {"type": "integer"}, "type": {"type": "string"}, "at": {"type": "number"},
         "data": _OBJ}},
@@ -87,7 +99,13 @@ def openapi_document() -> JSON:
         [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame],
         ref_template="#/components/schemas/{name}",
     )
-    after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}
+    after = {"name": "after", "in": "query",
+             "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}}
+    limit = {"name": "limit", "in": "query", "description": "tables per page (default 50)",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200}}
+    cursor = {"name": "cursor", "in": "query",
+              "description": "the `next` of the page before (omit for the first page)",
+              "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     hand = {"name": "n", "in": "path", "required": True,
             "schema": {"type": "integer", "minimum": 1}}
     paths: JSON = {
@@ -97,7 +115,8 @@ def openapi_document() -> JSON:
         "/api/me": {"get": _op("The caller, their wallet balance and their tables",
                                _json(_OBJ))},
         "/api/tables": {
-            "get": _op("Open tables", _json(_OBJ)),
+            "get": _op("Open tables (every table not closed), a page at a time in table-id "
+                       "order", _json(_ref("TablePage")), params=[limit, cursor]),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
                         body="CreateTableBody", status="201"),
         },
