@@ -105,7 +105,10 @@ class Driver:
         # table -> (version, state, wake): `wake_for`'s answer for that very state
         self._wakes: dict[str, tuple[int, TableState, float | None]] = {}
         self._stuck: dict[str, int] = {}  # table -> version at which a bot action failed
-        self._not_before: dict[str, float] = {}  # table -> no firing before (a failed one)
+        # After a failed firing, by the event loop's clock (real time, whatever `clock` says:
+        # a test's clock may stand still): table -> no firing before; and when to retry.
+        self._not_before: dict[str, float] = {}
+        self._retries: list[tuple[float, str]] = []
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._kick = asyncio.Event()
@@ -116,6 +119,7 @@ class Driver:
         self._poll_logged = 0.0
         self.fired = 0  # timer and bot firings (for tests and the benchmark)
         self.polls = 0  # index polls answered (tests wait on this to show an absence)
+        self.poll_failures = 0  # index polls that failed (the store down)
         self.failures = 0  # firings that raised (the store down, a bug)
 
     # -- planning -----------------------------------------------------------------------------
@@ -178,7 +182,7 @@ class Driver:
         firing or holding back already). Returns how many were due."""
         due = await self.store.index_due(self.wake_index, self.clock(), self.due_limit)
         self.polls += 1
-        now = self.clock()
+        now = asyncio.get_running_loop().time()
         for table_id, _wake in due:
             if self._not_before.get(table_id, 0.0) <= now:
                 self._start(table_id)
@@ -287,14 +291,15 @@ class Driver:
                 await self.fire(table_id)
         except Exception as error:
             self.failures += 1
-            retry_at = self.clock() + self.retry_seconds
+            retry_at = asyncio.get_running_loop().time() + self.retry_seconds
             self._not_before[table_id] = retry_at
             log.warning("driver failed at table %s (%s); retrying in %s s", table_id,
                         _why(error), self.retry_seconds)
-            # Planned again whatever happened to the plan meanwhile (a plan is dropped when
-            # its firing starts): the index entry is still due too, for every replica.
-            plan = self._plans.get(table_id)
-            self._plan(table_id, plan[0] if plan else self._seen.get(table_id, 0), retry_at)
+            # Retried whatever happened to the plan meanwhile (a plan is dropped when its
+            # firing starts, so an outage used to lose it for good); the index entry is still
+            # due too, for every replica.
+            heapq.heappush(self._retries, (retry_at, table_id))
+            self._kick.set()
         else:
             self._not_before.pop(table_id, None)
         finally:
@@ -325,9 +330,13 @@ class Driver:
                     continue
                 del self._plans[table_id]
                 self._start(table_id)
+            while self._retries and self._retries[0][0] <= loop.time():
+                self._start(heapq.heappop(self._retries)[1])
             timeout = max(0.0, next_poll - loop.time())
             if self._heap:
                 timeout = min(timeout, max(0.0, self._heap[0][0] - self.clock()))
+            if self._retries:
+                timeout = min(timeout, max(0.0, self._retries[0][0] - loop.time()))
             # asyncio.timeout, not wait_for: in 3.11 wait_for can swallow a cancellation that
             # arrives as the event is set, and the loop would never stop.
             self._sleeping_until = self.clock() + timeout
@@ -344,6 +353,7 @@ class Driver:
         try:
             await self.poll()
         except Exception as error:
+            self.poll_failures += 1
             now = time.monotonic()
             if self._poll_failing_since is None:
                 self._poll_failing_since = now

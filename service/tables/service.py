@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from events.codec import decode_table_event, event_type
-from events.store.base import EventStore, IndexOp, StoredEvent
+from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.table import TableEvent
 from events.wallet import decode_wallet_event
 from service.game.commands import CreateTable, command_for_action
@@ -210,6 +210,8 @@ class TableService:
             try:
                 await self.ensure_indexes()
                 return
+            except (ServiceError, StoreUnavailable) as error:  # down or busy: again shortly
+                log.warning("building the table indexes failed (%s); retrying", error)
             except Exception:
                 log.exception("building the table indexes failed; retrying")
             with contextlib.suppress(TimeoutError):
