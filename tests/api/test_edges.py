@@ -7,6 +7,7 @@ The app runs in-process over the real `TableService` on the real Redis (a namesp
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -255,3 +256,27 @@ async def test_the_lobby_pages_over_http(real: Client, service: TableService) ->
         resp = await real.get(f"/api/tables?{bad}", headers=auth(user))
         assert resp.status == 400, bad
         assert (await resp.json())["error"]["code"] == "invalid_parameter"
+
+
+async def test_a_burst_of_200_creations_over_http_all_succeed_at_once(real: Client) -> None:
+    """Issue 14.6 through HTTP: 200 users create a table each at the same moment; every one is
+    a 201 at the first try (no `503 busy`), and the lobby lists all 200."""
+    users = user_ids(200)
+
+    async def create(user: int) -> tuple[int, Any]:
+        resp = await real.post("/api/tables", json={"ante": 10}, headers=auth(user))
+        return resp.status, await resp.json()
+
+    answers = await asyncio.gather(*(create(u) for u in users))
+    assert [status for status, _ in answers] == [201] * 200, [a for a in answers if a[0] != 201]
+    created = {body["table_id"] for _, body in answers}
+    listed: list[str] = []
+    cursor = ""
+    while True:
+        resp = await real.get(f"/api/tables?limit=200{cursor}", headers=auth(users[0]))
+        page = await resp.json()
+        listed += [t["table_id"] for t in page["tables"]]
+        if page["next"] is None:
+            break
+        cursor = f"&cursor={page['next']}"
+    assert sorted(listed) == sorted(created) and len(created) == 200
