@@ -57,6 +57,7 @@ def stream_of(events_key: str) -> str:
     return events_key[len("svara:{") : -len("}:events")]
 
 
+@lru_cache(maxsize=4096)
 def index_keys(shard_tag: str, index: str) -> tuple[str, str]:
     """(sorted set member -> score, hash member -> value) of one shard of `index`."""
     base = "svara:{" + shard_tag + "}:ix:" + check_index(index)

@@ -245,9 +245,9 @@ class RedisEventStore:
         keys = list(keys)
         args: list[Any] = []
         for change in changes:
-            z, v = index_keys(tag, change.index)
-            keys += (z, v)
-            args += (change.member, _score(change.score), bytes(change.value))
+            keys += index_keys(tag, change.index)
+            score = change.score
+            args += (change.member, "" if score is None else _score(score), change.value)
         return keys, args
 
     async def set_index(

@@ -126,7 +126,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
         return "waiting" if self.hand is None else self.hand.phase
 
     def seated(self) -> int:
-        return sum(1 for s in self.seats if s is not None)
+        seats = self.seats
+        return len(seats) - seats.count(None)
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:

@@ -142,6 +142,14 @@ class Driver:
         self._wakes[table_id] = (version, state, wake)
         return wake
 
+    def known_wake(self, table_id: str, state: TableState) -> float | bool | None:
+        """The wake this process worked out for exactly `state` (False if it has none): what
+        the index entry says while `state` is the table's head."""
+        known = self._wakes.get(table_id)
+        if known is not None and known[1] is state:
+            return known[2]
+        return False
+
     def notice(
         self, table_id: str, version: int, state: TableState, *, force: bool = False
     ) -> None:
@@ -169,13 +177,12 @@ class Driver:
         return self.bots_play_alone or humans_playing(state)
 
     def _bot_waited_on(self, state: TableState, version: int) -> bool:
-        if not self._bots_active(state):
+        bots = bot_seats(state)  # first: most tables have none (this runs with every append)
+        if not bots or not self._bots_active(state):
             return False
         if self.bot_rebuy is not None and broke_bots(state):
             return True
-        return any(
-            waiting_on(table_view(state, user_id, version)) for user_id, _ in bot_seats(state)
-        )
+        return any(waiting_on(table_view(state, user_id, version)) for user_id, _ in bots)
 
     async def poll(self) -> int:
         """Start a firing for every table the wake index says is due (and this process is not

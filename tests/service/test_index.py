@@ -226,3 +226,39 @@ async def test_lost_indexes_are_rebuilt_from_the_streams(
     assert after[0] == before[0] and after[1] == before[1]
     assert [m for m, _ in after[2]] == [f"{users[2].id}:{transfer_id}"]
     assert {r["table_id"] for r in after[0]} == {*tables, playing}
+
+
+async def test_the_wake_entry_follows_every_action_of_two_replicas(
+    services: Factory, clock: FakeClock
+) -> None:
+    """Whoever acts (a look keeps the deadline and writes no wake change; a bet moves it), the
+    wake entry is the table's deadline after every action, on either replica."""
+    import random
+    import uuid
+
+    from service.tables import bots
+
+    first, second = await services(), await services()
+    users = make_users(3)
+    table_id = await seated_table(first, users, SETTINGS)
+    rng = random.Random(5)
+    looks = 0
+    for step in range(120):
+        service = (first, second)[step % 3 == 0]
+        for user in users:
+            choice = bots.choose(await service.view(user, table_id), rng)
+            if choice is not None:
+                looks += choice[0] == "look"
+                await service.act(user, table_id, action_id=uuid.uuid4().hex, type=choice[0],
+                                  amount=choice[1])
+                break
+        else:
+            state = (await service.repo.load(table_id)).state
+            assert state is not None and state.deadline is not None
+            clock.now = max(clock.now, state.deadline)
+            await service.driver.fire(table_id)
+        state = (await first.repo.load(table_id)).state
+        assert state is not None
+        expected = {} if state.deadline is None else {table_id: state.deadline}
+        assert await wake(first) == expected, step
+    assert looks > 5
