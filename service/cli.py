@@ -1,4 +1,4 @@
-"""The `svara` console script: `svara score ...`, `svara serve ...`."""
+"""The `svara` console script: `svara score ...`, `svara serve ...`, `svara reindex`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ USAGE = """usage: svara <command> [args]
 commands:
   score [CARD CARD CARD]   score a hand (or one hand per line on stdin)
   serve [--host H] [--port P]   run the API, web app and bot
+  reindex                  rebuild the table indexes from the streams (REDIS_URL)
 """
 
 
@@ -27,6 +28,10 @@ def main(argv: list[str] | None = None) -> int:
 
         status: int = serve_main(rest)
         return status
+    if command == "reindex":
+        from service.api.reindex import main as reindex_main
+
+        return reindex_main(rest)
     print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
     return 2
 

@@ -262,3 +262,28 @@ async def test_the_wake_entry_follows_every_action_of_two_replicas(
         expected = {} if state.deadline is None else {table_id: state.deadline}
         assert await wake(first) == expected, step
     assert looks > 5
+
+
+async def test_svara_reindex_rebuilds_a_deployment_from_the_command_line(
+    services: Factory, clock: FakeClock, redis_url: str
+) -> None:
+    import os
+    import sys
+
+    service = await services()
+    users = make_users(2)
+    tables = [await service.create_table(users[0], SETTINGS) for _ in range(3)]
+    before = await lobby(service)
+    client: Any = service.store.client
+    await client.delete(*[k async for k in client.scan_iter(
+        match=f"svara:{{#ix*}}:ix:{service.streams.namespace}*")])
+    assert await lobby(service) == []
+    env = {**os.environ, "REDIS_URL": redis_url,
+           "SVARA_NAMESPACE": service.streams.namespace.rstrip(":")}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service.cli", "reindex", env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    out, _ = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 0, out
+    assert b"indexed 3 tables and wallets" in out
+    assert await lobby(service) == before and {r["table_id"] for r in before} == set(tables)
