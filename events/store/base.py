@@ -44,7 +44,7 @@ class IndexOp(msgspec.Struct, frozen=True):
 
     index: str
     member: str
-    score: float | None
+    score: float | None  # never NaN
     value: bytes = b""
 
 

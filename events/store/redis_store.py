@@ -241,13 +241,13 @@ class RedisEventStore:
         self, stream: str, keys: list[str], changes: Sequence[IndexOp]
     ) -> tuple[list[str], list[Any]]:
         """The function's KEYS and trailing ARGV for `changes` to `stream`'s index entries."""
-        tag = self._shard_of(stream)
+        tag = SINGLE_SHARD_TAG if not self._cluster else self._shard_of(stream)
         keys = list(keys)
         args: list[Any] = []
         for change in changes:
             keys += index_keys(tag, change.index)
             score = change.score
-            args += (change.member, "" if score is None else _score(score), change.value)
+            args += (change.member, "" if score is None else repr(float(score)), change.value)
         return keys, args
 
     async def set_index(

@@ -142,13 +142,18 @@ class Driver:
         self._wakes[table_id] = (version, state, wake)
         return wake
 
-    def known_wake(self, table_id: str, state: TableState) -> float | bool | None:
-        """The wake this process worked out for exactly `state` (False if it has none): what
-        the index entry says while `state` is the table's head."""
+    def wake_change(
+        self, table_id: str, before: TableState | None, version: int, after: TableState
+    ) -> tuple[float | None, bool]:
+        """(`wake_for` the table at `version` in state `after`, whether the index entry may
+        need writing): not when this process worked out the same wake for exactly `before`,
+        which is what the entry says while `before` is the table's head (a look keeps the
+        deadline)."""
         known = self._wakes.get(table_id)
-        if known is not None and known[1] is state:
-            return known[2]
-        return False
+        wake = self.wake_for(table_id, version, after)
+        if known is not None and before is not None and known[1] is before:
+            return wake, known[2] != wake
+        return wake, True
 
     def notice(
         self, table_id: str, version: int, state: TableState, *, force: bool = False

@@ -77,15 +77,13 @@ def table_changes(
     after: TableState,
     wake: float | None,
     *,
-    wake_before: float | bool | None = False,
+    wake_changed: bool = True,
 ) -> list[IndexOp]:
     """The index changes that go with appending the events that lead from `before` to `after`
-    (`wake`: when the table next needs the timer worker, None for never; `wake_before`: the
-    wake known to be in the index for `before`, False if not known). The wake entry is
-    written whenever it may change (a look, say, keeps the deadline); the lobby row only when
-    it changes."""
-    changes = [] if wake_before is not False and wake_before == wake else [
-        IndexOp(wake_index, table_id, wake)]
+    (`wake`: when the table next needs the timer worker, None for never; `wake_changed`:
+    False when the entry is known to hold it already). The wake entry is written whenever it
+    may change (a look, say, keeps the deadline); the lobby row only when it changes."""
+    changes = [IndexOp(wake_index, table_id, wake)] if wake_changed else []
     if after.closed:
         if before is None or not before.closed:
             changes.append(IndexOp(lobby, table_id, None))

@@ -201,14 +201,10 @@ class TableService:
     ) -> list[IndexOp]:
         """What an append to the table changes in the lobby and wake indexes (written with
         the events, atomically: `service.tables.index`)."""
-        driver = self.driver
-        # The entry for `before` is known when this process worked it out for that very state
-        # (its own last append, or its feed): then an unchanged wake needs no write.
-        known = driver.known_wake(table_id, before) if before is not None else False
-        wake = driver.wake_for(table_id, version, after)
+        wake, changed = self.driver.wake_change(table_id, before, version, after)
         return table_changes(
             self.streams.lobby, self.streams.wake, table_id, before, after, wake,
-            wake_before=known,
+            wake_changed=changed,
         )
 
     async def _indexes_ready(self) -> None:
