@@ -19,6 +19,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
     at: float  # seconds since the epoch, as given by the appender
     hash: str  # lowercase hex sha256 chain hash of this entry (see events.store.chain)
     action_id: str | None = None
+    chain: int = 1  # the entry's chain version: which formula its hash follows (2: `at` in it)
 
 
 class AppendResult(msgspec.Struct, frozen=True):
@@ -26,6 +27,9 @@ class AppendResult(msgspec.Struct, frozen=True):
     # appended: the version of the last event written; duplicate: the version the first
     # attempt of this action_id wrote up to; conflict: the stream's current version.
     version: int
+    # appended: the chain hash of each event written, in order (what the live feed hands its
+    # sockets with the events, so a player can pin them); empty otherwise.
+    hashes: tuple[str, ...] = ()
 
 
 class Snapshot(msgspec.Struct, frozen=True):

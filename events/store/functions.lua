@@ -46,6 +46,8 @@ end
 -- KEYS: events, actions, then the index changes' key pairs (same slot as the stream)
 -- ARGV: expected_version, prev_hash, action_id ('' for none), at, n, data_1, hash_1, ...,
 --       data_n, hash_n, then member, score, value per index change
+-- Every entry is written with its chain version, c = 2 (events/store/chain.py: the hash covers
+-- the time `at` too); entries written before it have no c (version 1).
 -- Order matters: a known action_id answers before the version check, so racing retries of one
 -- command write exactly once. Nothing is written unless every check passed, and the first XADD
 -- is the only one that could fail (ids then strictly increase): all or nothing. The index
@@ -73,9 +75,11 @@ local function append(keys, args)
   for i = 1, n do
     local id = string.format('%d-0', expected + i)
     if action ~= '' then
-      redis.call('XADD', events, id, 'd', args[4 + 2 * i], 'at', at, 'h', args[5 + 2 * i], 'a', action)
+      redis.call('XADD', events, id, 'd', args[4 + 2 * i], 'at', at, 'h', args[5 + 2 * i],
+        'c', '2', 'a', action)
     else
-      redis.call('XADD', events, id, 'd', args[4 + 2 * i], 'at', at, 'h', args[5 + 2 * i])
+      redis.call('XADD', events, id, 'd', args[4 + 2 * i], 'at', at, 'h', args[5 + 2 * i],
+        'c', '2')
     end
   end
   if action ~= '' then

@@ -38,7 +38,7 @@ from events.store.base import (
     StoredEvent,
     StoreUnavailable,
 )
-from events.store.chain import ZERO_HASH, chain, find_break
+from events.store.chain import V1, ZERO_HASH, at_text, chain, find_break
 from events.store.entries import datas_of, raw, to_event, to_events, version_of
 from events.store.follow import Follow
 from events.store.gcpause import gc_paused
@@ -176,7 +176,7 @@ class RedisEventStore:
             raise ValueError("append needs at least one event")
         if action_id is not None and (not isinstance(action_id, str) or not action_id):
             raise ValueError("action_id must be a non-empty string")
-        stamp = repr(float(time.time() if at is None else at))
+        stamp = at_text(time.time() if at is None else at)
         fkeys = [keys.events, keys.actions]
         tail: list[Any] = []
         if index:
@@ -190,7 +190,7 @@ class RedisEventStore:
         else:
             prev = _UNKNOWN_HASH
         for _ in range(3):
-            hashes = chain(prev, datas) if prev != _UNKNOWN_HASH else [""] * len(datas)
+            hashes = chain(prev, datas, stamp) if prev != _UNKNOWN_HASH else [""] * len(datas)
             args: list[Any] = [expected_version, prev, action_id or "", stamp, len(datas)]
             for data, h in zip(datas, hashes, strict=True):
                 args += (data, h)
@@ -201,7 +201,7 @@ class RedisEventStore:
             version = int(reply[1])
             if status == "appended":
                 self._remember(stream, version, hashes[-1])
-                return AppendResult("appended", version)
+                return AppendResult("appended", version, tuple(hashes))
             if status == "duplicate":
                 return AppendResult("duplicate", version)
             head_hash = reply[2].decode(errors="replace")
@@ -478,14 +478,14 @@ class RedisEventStore:
 
     async def verify(self, stream: str) -> int:
         check_stream(stream)
-        last, head = 0, ZERO_HASH
+        last, head, floor = 0, ZERO_HASH, V1
         while True:
             batch = await self.read(stream, last, PAGE)
-            broken = find_break(batch, after=last, prev_hash=head)
+            broken = find_break(batch, after=last, prev_hash=head, floor=floor)
             if broken is not None:
                 raise ChainBroken(stream, broken[0], broken[1])
             if batch:
-                last, head = batch[-1].version, batch[-1].hash
+                last, head, floor = batch[-1].version, batch[-1].hash, batch[-1].chain
             if len(batch) < PAGE:
                 await self._check_not_truncated(stream, last)
                 return last

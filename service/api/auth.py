@@ -29,6 +29,7 @@ class _TelegramUser(msgspec.Struct, frozen=True):
     first_name: str = ""
     last_name: str = ""
     username: str = ""
+    language_code: str = ""
 
 
 _user_decoder = msgspec.json.Decoder(_TelegramUser)
@@ -76,7 +77,11 @@ def verify_init_data(
     except msgspec.MsgspecError:
         raise AuthError("invalid_init_data", "initData has no valid user") from None
     name = " ".join(p for p in (tg_user.first_name, tg_user.last_name) if p)
-    return User(id=tg_user.id, name=name or tg_user.username or f"player {tg_user.id}")
+    return User(
+        id=tg_user.id,
+        name=name or tg_user.username or f"player {tg_user.id}",
+        language_code=tg_user.language_code[:35] or None,
+    )
 
 
 def auth_date(init_data: str) -> int:
@@ -85,10 +90,18 @@ def auth_date(init_data: str) -> int:
 
 
 def sign_init_data(
-    bot_token: str, *, user_id: int, name: str, auth_date: int | None = None
+    bot_token: str,
+    *,
+    user_id: int,
+    name: str,
+    auth_date: int | None = None,
+    language_code: str | None = None,
 ) -> str:
     """initData as Telegram would send it for this user (dev mode and tests)."""
-    user = msgspec.json.encode({"id": user_id, "first_name": name}).decode()
+    fields_of_user: dict[str, str | int] = {"id": user_id, "first_name": name}
+    if language_code:
+        fields_of_user["language_code"] = language_code
+    user = msgspec.json.encode(fields_of_user).decode()
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),
         "query_id": f"dev{user_id}",

@@ -51,6 +51,8 @@ def json_error(status: int, code: str, message: str, **extra: Any) -> web.Respon
 def game_error_status(code: str) -> int:
     if code in FORBIDDEN_CODES:
         return 403
+    if code == "invalid_client_seed":
+        return 400
     if code in CONFLICT_CODES:
         return 409
     if code in NOT_FOUND_CODES:

@@ -87,16 +87,59 @@ _COMPONENT_SCHEMAS: JSON = {
         "phase": {"enum": ["waiting", "blind", "betting", "svara_join", "settled"]},
         "created_by": {"type": "integer"}, "turn_seconds": {"type": "integer"},
         "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"}}},
-    "Event": {"type": "object", "required": ["version", "type", "at", "data"], "properties": {
+    "Event": {"type": "object", "required": ["version", "type", "at", "data", "hash"],
+              "properties": {
         "version": {"type": "integer"}, "type": {"type": "string"}, "at": {"type": "number"},
-        "data": _OBJ}},
+        "data": _OBJ,
+        "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                 "description": "the event's chain hash (docs/CHAIN.md): keep the newest you "
+                                "saw and hold any later audit or export to it"}}},
+    "AuditResult": {"type": "object", "required": ["check", "ok"], "properties": {
+        "check": {"enum": ["chain", "commitment", "seeds", "deck", "cards", "scores", "winner",
+                           "chips", "replay"]},
+        "ok": {"type": "boolean"}, "version": {"type": "integer"},
+        "reason": {"type": "string"}, "chain_version": {"type": "integer"}}},
+    "Audit": {"type": "object", "required": ["table_id", "hand", "verified", "checks",
+                                             "results", "failures", "deals", "events",
+                                             "result"], "properties": {
+        "table_id": {"type": "string"}, "hand": {"type": "integer"},
+        "verified": {"type": "boolean"},
+        "checks": {"type": "object", "description": "API.md's summary: chain, deck (commitment,"
+                   " seeds, deck, cards), chips, replay (scores, winner, replay)",
+                   "additionalProperties": {"type": "boolean"}},
+        "results": {"type": "array", "items": {"$ref": "#/components/schemas/AuditResult"},
+                    "description": "one per check: ok, or its earliest failure"},
+        "failures": {"type": "array", "items": {"$ref": "#/components/schemas/AuditResult"},
+                     "description": "every failure, each naming the check, the event version "
+                                    "and the reason"},
+        "table_chain": _OBJ, "deals": {"type": "array", "items": _OBJ},
+        "events": {"type": "array", "items": _OBJ}, "result": _OBJ}},
+    "ExportEntry": {"type": "object", "required": ["version", "type", "at", "chain", "hash"],
+                    "properties": {
+        "version": {"type": "integer"}, "type": {"type": "string"},
+        "at": {"type": "string", "description": "the stored time text, as hashed by chain v2"},
+        "chain": {"enum": [1, 2]}, "hash": {"type": "string"},
+        "raw": {"type": "string", "description": "the stored event bytes (UTF-8 text)"},
+        "raw_b64": {"type": "string", "description": "the stored bytes, if not UTF-8"},
+        "prev_hash": {"type": "string", "description": "context entries: the hash before"}}},
+    "HandExport": {"type": "object", "required": ["format", "format_version", "table_id", "hand",
+                                                  "settings", "seats", "prev_hash", "events",
+                                                  "context"], "properties": {
+        "format": {"const": "svara-hand-export"}, "format_version": {"const": 1},
+        "table_id": {"type": "string"}, "hand": {"type": "integer"},
+        "exported_at": {"type": "number"}, "settings": _OBJ,
+        "seats": {"type": "array", "items": _OBJ},
+        "prev_hash": {"type": "string"},
+        "events": {"type": "array", "items": {"$ref": "#/components/schemas/ExportEntry"}},
+        "context": {"type": "array", "items": {"$ref": "#/components/schemas/ExportEntry"}}}},
 }
 
 
 @cache
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
-        [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame],
+        [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame,
+         schemas.PreferencesBody, schemas.SeedBody],
         ref_template="#/components/schemas/{name}",
     )
     after = {"name": "after", "in": "query",
@@ -112,8 +155,13 @@ def openapi_document() -> JSON:
         "/api/health": {"get": _op("Liveness and store reachability",
                                    _json({"type": "object"}), auth=False)},
         "/api/openapi.json": {"get": _op("This document", _json(_OBJ), auth=False)},
-        "/api/me": {"get": _op("The caller, their wallet balance and their tables",
+        "/api/me": {"get": _op("The caller, their wallet balance and their tables, the language "
+                               "they see (`language`) and their own choices (`settings`)",
                                _json(_OBJ))},
+        "/api/me/settings": {"post": _op(
+            "Change the caller's preferences: `language` (en, ru, bg, tr, de, ar) and `pings` "
+            "(may the bot message them when it is their turn); answers like GET /api/me",
+            _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
             "get": _op("Open tables (every table not closed), a page at a time in table-id "
                        "order", _json(_ref("TablePage")), params=[limit, cursor]),
@@ -126,6 +174,13 @@ def openapi_document() -> JSON:
                                               body="SeatBody", params=[_TABLE_ID])},
         "/api/tables/{id}/leave": {"post": _op("Stand up; chips go back to the wallet", _VIEW,
                                                params=[_TABLE_ID])},
+        "/api/tables/{id}/seed": {"post": _op(
+            "Set the caller's own seed for the deck (DESIGN.md \"Players' seeds\", "
+            "hmac-sha256-fy-v2): 1-64 characters of A-Z a-z 0-9 _ - (400 otherwise). It is a "
+            "public `client_seed_set` event and counts from the next deal dealt after it; the "
+            "server's commitment for that deal was published before (next_commitment). Only a "
+            "seated player may set one (403 not_seated). Answers the caller's view, whose "
+            "`you.client_seed` shows it", _VIEW, body="SeedBody", params=[_TABLE_ID])},
         "/api/tables/{id}/actions": {"post": _op(
             "Act (blind, pass, look, call, raise, fold, join_svara, skip_svara, sit_in); "
             "a repeated action_id returns the first answer",
@@ -138,8 +193,17 @@ def openapi_document() -> JSON:
                 "events": {"type": "array", "items": _ref("Event")}}}),
             params=[_TABLE_ID, after])},
         "/api/tables/{id}/hands/{n}/audit": {"get": _op(
-            "Audit of a settled hand: hash chain, deck, chips, replay", _json(_OBJ),
-            params=[_TABLE_ID, hand])},
+            "Audit of a settled hand, recomputed from the stored events: per check (chain, "
+            "commitment, seeds, deck, cards, scores, winner, chips, replay) ok or the failure's "
+            "event version and reason; 409 hand_in_progress until it is settled",
+            _json(_ref("Audit")), params=[_TABLE_ID, hand])},
+        "/api/tables/{id}/hands/{n}/export": {"get": _op(
+            "A settled hand as one self-contained file (docs/FAIRNESS.md): the table's "
+            "settings and seats, every event from the one that published the hand's first "
+            "commitment through its settlement with the stored bytes, time and chain hash, "
+            "the hash before the first, and the earlier events it depends on. `svara verify "
+            "FILE` checks it with no server; 409 hand_in_progress until it is settled",
+            _json(_ref("HandExport")), params=[_TABLE_ID, hand])},
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "

@@ -56,6 +56,17 @@ async def me(request: web.Request) -> web.Response:
     return json_response(await request.app[TABLES].me(user))
 
 
+async def set_preferences(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.PreferencesBody = schemas.decode_body(
+        schemas.preferences_decoder, await request.read()
+    )
+    answer = await request.app[TABLES].set_preferences(
+        user, language=body.language, pings=body.pings
+    )
+    return json_response(answer)
+
+
 async def list_tables(request: web.Request) -> web.Response:
     """A page of open tables; `?limit=` (1-200, default 50) and `?cursor=` (the `next` of
     the page before)."""
@@ -84,6 +95,15 @@ async def seat(request: web.Request) -> web.Response:
     user = authenticate(request)
     body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
     view = await request.app[TABLES].seat(user, request.match_info["table_id"], body.buy_in)
+    return json_response(view)
+
+
+async def set_seed(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeedBody = schemas.decode_body(schemas.seed_decoder, await request.read())
+    view = await request.app[TABLES].set_client_seed(
+        user, request.match_info["table_id"], body.client_seed
+    )
     return json_response(view)
 
 
@@ -122,14 +142,29 @@ async def audit(request: web.Request) -> web.Response:
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
 
 
+async def export(request: web.Request) -> web.Response:
+    authenticate(request)
+    hand = _int_param(request, "hand")
+    if hand < 1:
+        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
+    table_id = request.match_info["table_id"]
+    response = json_response(await request.app[TABLES].export(table_id, hand))
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="svara-{table_id}-hand-{hand}.json"'
+    )
+    return response
+
+
 async def dev_init_data(request: web.Request) -> web.Response:
     """Dev mode only (no BOT_TOKEN): initData for a test user, signed with the dev token."""
     user_id = _int_param(request, "user_id")
     if user_id < 1:
         raise ApiError(400, "invalid_parameter", "user_id must be positive")
     name = request.query.get("name", "").strip()[:64] or f"player {user_id}"
+    language = request.query.get("language", "").strip()[:35] or None
     token = request.app[CONFIG].signing_token
-    return json_response({"init_data": sign_init_data(token, user_id=user_id, name=name)})
+    init_data = sign_init_data(token, user_id=user_id, name=name, language_code=language)
+    return json_response({"init_data": init_data})
 
 
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
@@ -146,6 +181,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get("/api/health", health)
     get("/api/openapi.json", openapi)
     get("/api/me", me)
+    post("/api/me/settings", set_preferences)
     get("/api/tables", list_tables)
     post("/api/tables", create_table)
     # The table routes are matched in this order: the hot one (actions) first.
@@ -153,8 +189,10 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}", view)
     post(f"/api/tables/{TABLE_ID}/seat", seat)
     post(f"/api/tables/{TABLE_ID}/leave", leave)
+    post(f"/api/tables/{TABLE_ID}/seed", set_seed)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
+    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket)
     if dev_mode:
         get("/dev/init-data", dev_init_data)

@@ -6,7 +6,7 @@ Bodies are size-capped before they are decoded (`Config.max_body_bytes`, enforce
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -48,8 +48,33 @@ class CreateTableBody(TableSettings, frozen=True, kw_only=True, forbid_unknown_f
         return TableSettings(**fields)
 
 
+Language = Literal["en", "ru", "bg", "tr", "de", "ar"]  # service.tables.profiles.LANGUAGES
+
+
+class PreferencesBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/me/settings: what the player changes (a field left out is unchanged)."""
+
+    language: Language | None = None
+    pings: bool | None = None
+
+
 class SeatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     buy_in: Chips
+
+
+ClientSeed = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[A-Za-z0-9_-]{1,64}$",
+        description="the player's own seed for v2 decks: 1-64 of A-Z a-z 0-9 _ -",
+    ),
+]
+
+
+class SeedBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/tables/{id}/seed (DESIGN.md "Players' seeds")."""
+
+    client_seed: ClientSeed
 
 
 class ActionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -100,6 +125,8 @@ ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame
 
 create_table_decoder = msgspec.json.Decoder(CreateTableBody)
 seat_decoder = msgspec.json.Decoder(SeatBody)
+seed_decoder = msgspec.json.Decoder(SeedBody)
+preferences_decoder = msgspec.json.Decoder(PreferencesBody)
 action_decoder = msgspec.json.Decoder(ActionBody)
 frame_decoder = msgspec.json.Decoder(ClientFrame)
 

@@ -1,13 +1,14 @@
 """Betting arithmetic: the level cap, bet ranges and turn order. Pure queries on a state.
 
-Choices where RULES.md is silent (players expect a hand to always finish):
-- The cap is `min(put_in + stack)` over players still in. When a bet's minimum (the first
-  blind's bet_unit, a doubled blind, level + bet_unit, twice the last blind) is above the cap
-  but the cap is above the level, the only bet allowed is *exactly the cap* (the poorest player
-  can just cover it). When the cap equals the level nobody can bet any more: then `call` is
-  allowed even where it normally is not (calling a blind, or "calling" 0 chips), so the hand
-  proceeds to a showdown for what is already in.
-- Otherwise calling 0 chips is a check, which Svara does not have: the player raises or folds.
+RULES.md step 5 states each of these; where each is implemented:
+- The cap is `min(put_in + stack)` over players still in (`cap`). When a bet's minimum (the
+  first blind's bet_unit, a doubled blind, level + bet_unit, twice the last blind) is above
+  the cap but the cap is above the level, the only bet allowed is *exactly the cap* (a bet
+  "for what they have", `_bounded`). When the cap equals the level a player who owes chips
+  may `call` even where it normally is not allowed (matching a blind by paying the cap).
+- When everyone still in has put in the level and the level is at the cap, the betting is
+  over (`nobody_can_bet`): the hand goes to showdown at once, nobody is asked to "call 0".
+- Calling 0 chips is a check, which Svara does not have: the player raises or folds.
 - Raise counts and blind flags are per deal: a svara deal starts them afresh.
 """
 
@@ -27,6 +28,23 @@ def cap(state: TableState, hand: Hand) -> int:
             if best is None or reach < best:
                 best = reach
     return 0 if best is None else best
+
+
+def nobody_can_bet(state: TableState, hand: Hand) -> bool:
+    """Everyone still in has put in `level` and `level` is at the cap (someone still in has no
+    chips left): no bet, call or raise can add a chip, so the betting is over."""
+    level = hand.level
+    seats = state.seats
+    broke = False
+    for p in hand.players:
+        if p.folded:
+            continue
+        if p.put_in != level:
+            return False
+        s = seats[p.seat]
+        if s is None or s.stack == 0:
+            broke = True
+    return broke
 
 
 def _bounded(low: int, high: int, top: int, level: int) -> tuple[int, int] | None:
@@ -75,14 +93,13 @@ def call_refusal_given(
     state: TableState, hand: Hand, player: Player, raise_bounds: tuple[int, int] | None
 ) -> str | None:
     """`call_refusal` when the player's `raise_range` is already known."""
-    if raise_bounds is None:
-        return None  # the level is capped: calling (even 0 chips) is the way on
-    owes = hand.level > player.put_in
-    if player.raises >= state.settings.max_raises:
-        return None if owes else "no_check"
+    if hand.level <= player.put_in:
+        return "no_check"  # calling 0 chips is a check (and the capped case ends the betting)
+    if raise_bounds is None or player.raises >= state.settings.max_raises:
+        return None  # the level is capped (a blind is matched by paying the cap), or no raise
     if hand.must_double and not player.blind:
         return "cannot_call_blind"
-    return None if owes else "no_check"
+    return None
 
 
 def order_key(seat: int, dealer: int, max_seats: int) -> int:

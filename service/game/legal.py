@@ -63,10 +63,11 @@ def _in_hand(hand: Hand, s: Seat) -> Player | None:
     return p
 
 
-def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[Hand, Player]:
-    """The hand and the caller's player, if it is the caller's turn in `phase`.
+def turn_player(state: TableState, user_id: int) -> tuple[Hand, Player]:
+    """The hand and the caller's player, if it is the caller's turn (in either round).
 
-    Checked in the order a client can act on: seated, a hand, its phase, then the turn.
+    Checked in this order: seated, a hand, the turn -- so a player acting out of turn hears
+    `not_your_turn` (API.md: 403) whatever the action; the round is checked after (`on_turn`).
     """
     for s in state.seats:
         if s is not None and s.user_id == user_id:
@@ -76,13 +77,20 @@ def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[H
     hand = state.hand
     if hand is None or hand.phase == "settled":
         raise GameError("no_hand", "no hand is being played")
-    if hand.phase != phase:
-        raise GameError("wrong_phase", f"'{action}' is not possible in the {hand.phase} phase")
     if hand.turn == s.seat:
         for p in hand.players:
             if p.seat == s.seat and p.user_id == user_id and not p.folded:
                 return hand, p
     raise GameError("not_your_turn", "it is not your turn")
+
+
+def on_turn(state: TableState, user_id: int, phase: str, action: str) -> tuple[Hand, Player]:
+    """`turn_player`, in round `phase` (else `wrong_phase`: the player on turn picked an
+    action of the other round)."""
+    hand, p = turn_player(state, user_id)
+    if hand.phase != phase:
+        raise GameError("wrong_phase", f"'{action}' is not possible in the {hand.phase} phase")
+    return hand, p
 
 
 def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: str) -> None:
@@ -98,13 +106,11 @@ def _check_amount(amount: int, bounds: tuple[int, int] | None, what: str, why: s
 
 
 def verify_blind(state: TableState, user_id: int, amount: int) -> tuple[Hand, Player]:
-    hand = state.hand
-    s = state.seat_by_user(user_id)
-    if hand is not None and hand.active and s is not None:
-        mine = _in_hand(hand, s)
-        if mine is not None and mine.looked:  # said before "not now": it is never possible
-            raise GameError("cannot_blind_after_look", "you have looked at your cards")
-    hand, p = on_turn(state, user_id, "blind", "blind")
+    hand, p = turn_player(state, user_id)
+    if p.looked:  # more to the point than "wrong phase" (looking ends the blind chain)
+        raise GameError("cannot_blind_after_look", "you have looked at your cards")
+    if hand.phase != "blind":
+        raise GameError("wrong_phase", f"'blind' is not possible in the {hand.phase} phase")
     why = "the poorest player cannot cover a bigger one"
     _check_amount(amount, betting.blind_range(state, hand), "blind", why)
     return hand, p

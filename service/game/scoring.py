@@ -22,8 +22,10 @@ def compute_score(cards: Sequence[str], options: ScoringOptions = DEFAULT_SCORIN
     has_joker = JOKER in cards
     candidates: list[int] = []
 
-    if ranks.count("7") == 3:  # row 1: three 7s, the joker counting as a 7
-        candidates.append(options.natural_777)
+    if ranks.count("7") == 3:
+        # Row 1: three 7s with the joker score 34 under every variant; the variant
+        # `natural_777` sets only the value of the natural three (7d 7h 7s).
+        candidates.append(34 if has_joker else options.natural_777)
     elif ranks[0] == ranks[1] == ranks[2]:  # row 2: natural three of a kind
         candidates.append(3 * RANK_VALUE[ranks[0]])
     if ranks.count("A") >= 2:  # row 4

@@ -32,6 +32,7 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     order: int  # seating order at this table: the lowest present is "the first seated player"
     sat_out: bool = False
     timeouts: int = 0  # consecutive turn timeouts; any own action resets it
+    client_seed: str = ""  # the player's own seed for v2 decks ("" : none set)
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -114,6 +115,10 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     seat_counter: int = 0
     bought_in: int = 0  # sum of all buy-ins ever (chip conservation checks)
     cashed_out: int = 0  # sum of all cash-outs ever
+    # The server seed of the next deal (the next hand's first, or a declared svara's), drawn
+    # and committed to in advance (v2); "" when none is pending (then a deal is v1).
+    next_commitment: str = ""
+    next_seed: str = ""  # secret until its hand settles
     # Since when nobody has been seated (None while someone is): the idle clock. 0.0 when a
     # log written before it existed does not say (such a table closes at the next Tick).
     empty_since: float | None = None

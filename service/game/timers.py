@@ -2,9 +2,9 @@
 
 A Tick before the deadline (or with none) is refused `not_due`, so timers may fire early,
 late, twice or on several replicas: one Tick per deadline wins the version check.
-Choices: a turn timeout counts toward sitting out (two in a row); letting a svara join window
-lapse does not (it is not a turn, and not joining is a normal answer). A table nobody has sat
-at for `IDLE_CLOSE_SECONDS` is closed (`table_closed`).
+RULES.md "Time": a turn timeout counts toward sitting out (two in a row); letting a svara
+join window lapse does not (it is declining an offer, not a missed turn). A table nobody has
+sat at for `IDLE_CLOSE_SECONDS` is closed (`table_closed`).
 """
 
 from __future__ import annotations

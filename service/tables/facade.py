@@ -19,6 +19,9 @@ JSON = dict[str, Any]
 class User(msgspec.Struct, frozen=True):
     id: int
     name: str
+    # The Telegram client's language (IETF tag, e.g. "ru-RU") from the signed initData or the
+    # bot update; it picks the language until the player chooses one (service.tables.profiles).
+    language_code: str | None = None
 
 
 class ServiceError(Exception):
@@ -40,7 +43,7 @@ class FeedItem(Protocol):
     def version(self) -> int: ...
 
     def event_json(self, viewer: int | None) -> bytes:
-        """`{"version","type","at","data"}` as `viewer` may see it, JSON-encoded."""
+        """`{"version","type","at","data","hash"}` as `viewer` may see it, JSON-encoded."""
         ...
 
     def view_json(self, viewer: int | None) -> bytes | None:
@@ -71,9 +74,19 @@ class Tables(Protocol):
 
     async def me(self, user: User) -> JSON: ...
 
+    async def set_preferences(
+        self, user: User, *, language: str | None = None, pings: bool | None = None
+    ) -> JSON:
+        """Record the player's choices (None: unchanged); answers like `me`."""
+        ...
+
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
 
     async def leave(self, user: User, table_id: str) -> JSON: ...
+
+    async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
+        """Record the caller's own seed for the deck; answers the caller's view."""
+        ...
 
     async def act(
         self,
@@ -97,8 +110,13 @@ class Tables(Protocol):
     def subscribe(
         self, user: User | None, table_id: str, after: int, *, views: bool = False
     ) -> AsyncIterator[JSON]:
-        """Projected events `{"version","type","at","data"}` after `after`, then live ones.
+        """Projected events `{"version","type","at","data","hash"}` after `after`, then live
+        ones (`hash`: the event's chain hash).
         With `views`, an item may also carry "view": the caller's view at its version."""
         ...
 
     async def audit(self, table_id: str, hand: int) -> JSON: ...
+
+    async def export(self, table_id: str, hand: int) -> JSON:
+        """A settled hand as the self-contained file `svara verify FILE` checks offline."""
+        ...

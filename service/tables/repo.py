@@ -48,8 +48,11 @@ class Outcome(NamedTuple):
 ChangeHook = Callable[[str, int, TableState], None]
 # (table_id, state before, state after, version after) -> the index changes of that append
 Indexer = Callable[[str, TableState | None, TableState, int], Sequence[IndexOp]]
-# (table_id, first version, the events appended, their time, the state after the last one)
-AppendHook = Callable[[str, int, Sequence[TableEvent], float, TableState], None]
+# (table_id, first version, the events appended, their time, their chain hashes, the state
+# after the last one)
+AppendHook = Callable[
+    [str, int, Sequence[TableEvent], float, Sequence[str], TableState], None
+]
 
 
 def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
@@ -233,7 +236,9 @@ class TableRepo:
                 # instead of decoding the bytes again.
                 self._appended[table_id] = (first, events)
                 for append_hook in self.append_hooks:
-                    append_hook(table_id, first, events, float(command.now), state)
+                    append_hook(
+                        table_id, first, events, float(command.now), result.hashes, state
+                    )
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)

@@ -23,13 +23,13 @@ from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.table import TableEvent
 from events.wallet import decode_wallet_event
-from service.game.commands import CreateTable, command_for_action
+from service.game.commands import CreateTable, SetClientSeed, command_for_action
 from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
 from service.game.view import view as table_view
 from service.tables import bots, wallet
-from service.tables.audit import audit_hand
+from service.tables.audit import audit_hand, export_hand
 from service.tables.bank import Bank, DirectoryReader
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
@@ -43,6 +43,7 @@ from service.tables.errors import (
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.index import decode_summary, full_changes, table_changes
 from service.tables.live import Feeds
+from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers, parse_mark, transfer_mark
@@ -51,6 +52,7 @@ log = logging.getLogger(__name__)
 
 MAX_ACTION_ID = 128
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
 LOBBY_PAGE = 50  # tables per page of `list_tables` unless asked otherwise
 MAX_LOBBY_PAGE = 200
 INDEX_VERSION = "v1"  # the index layout this code writes (see `ensure_indexes`)
@@ -108,6 +110,7 @@ class TableService:
             ttl=transfer_ttl,
             grace=transfer_grace,
         )
+        self.profiles = Profiles(store, self.streams)
         self.driver = Driver(
             self.repo,
             store,
@@ -331,6 +334,15 @@ class TableService:
         await self._fund_and_seat(bot, table_id, settings)
         return bot.id
 
+    async def _seed_bot(self, bot: User, table_id: str) -> None:
+        """A practice bot's fixed client seed, set whenever it sits down."""
+        await self.repo.execute(
+            table_id,
+            lambda: SetClientSeed(
+                user_id=bot.id, client_seed=bots.bot_client_seed(bot.id), now=self.clock()
+            ),
+        )
+
     async def _fund_and_seat(self, bot: User, table_id: str, settings: TableSettings) -> None:
         buy_in = bots.bot_buy_in(settings)
         state = await self.bank.open(bot.id, grant=max(self.bank.starting_grant, buy_in))
@@ -341,6 +353,7 @@ class TableService:
                 bot.id, lambda s: wallet.grant(s, reason="practice", amount=short, now=now)
             )
         await self.transfers.buy_in(bot, table_id, buy_in)
+        await self._seed_bot(bot, table_id)
 
     async def _bot_rebuy(self, table_id: str, user_id: int, name: str) -> None:
         """A broke practice bot stands up (cashing out what is left) and buys in again."""
@@ -373,11 +386,32 @@ class TableService:
     async def me(self, user: User) -> JSON:
         async with service_errors():
             state = await self.bank.open(user.id)
-            return {
-                "user": {"id": user.id, "name": user.name},
-                "balance": state.balance,
-                "tables": state.tables,
-            }
+            profile = await self.profiles.get(user.id)
+            return self._me(user, state, profile)
+
+    def _me(self, user: User, state: wallet.WalletState, profile: Profile) -> JSON:
+        return {
+            "user": {"id": user.id, "name": user.name},
+            "balance": state.balance,
+            "tables": state.tables,
+            "language": effective_language(profile, user.language_code),
+            "settings": {"language": profile.language, "pings": profile.pings},
+        }
+
+    async def set_preferences(
+        self, user: User, *, language: str | None = None, pings: bool | None = None
+    ) -> JSON:
+        async with service_errors():
+            profile = await self.profiles.update(
+                user.id, lambda p: set_preferences(p, language=language, pings=pings)
+            )
+            state = await self.bank.open(user.id)
+            return self._me(user, state, profile)
+
+    async def profile(self, user_id: int) -> Profile:
+        """A player's preferences (the bot reads them before it messages the player)."""
+        async with service_errors():
+            return await self.profiles.get(user_id)
 
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
         async with service_errors():
@@ -402,6 +436,24 @@ class TableService:
                 )
             await self.bank.open(user.id)
             await self.transfers.buy_in(user, table_id, buy_in)
+            return await self.view(user, table_id)
+
+    async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
+        """The caller's own seed for the deck (DESIGN.md "Players' seeds"): recorded as a
+        public `client_seed_set` event, it counts from the next deal dealt after it. Answers
+        the caller's view (which shows it)."""
+        async with service_errors():
+            if not isinstance(client_seed, str) or not CLIENT_SEED.fullmatch(client_seed):
+                raise ServiceError(
+                    400,
+                    "invalid_client_seed",
+                    "client_seed must be 1 to 64 characters of A-Z a-z 0-9 _ -",
+                )
+            await self._existing(table_id)
+            await self.repo.execute(
+                table_id,
+                lambda: SetClientSeed(user_id=user.id, client_seed=client_seed, now=self.clock()),
+            )
             return await self.view(user, table_id)
 
     async def leave(self, user: User, table_id: str) -> JSON:
@@ -484,6 +536,7 @@ class TableService:
             "type": projected.get("type", event_type(event)),
             "at": stored.at,
             "data": projected.get("data", {}),
+            "hash": stored.hash,  # the chain hash: a player may pin it (docs/CHAIN.md)
         }
 
     async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
@@ -551,11 +604,22 @@ class TableService:
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():
-            if not _is_int(hand) or hand < 1:
-                raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
-            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
-                raise not_found(str(table_id))
+            self._check_hand_ref(table_id, hand)
             return await audit_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    async def export(self, table_id: str, hand: int) -> JSON:
+        """The self-contained file of a settled hand that `svara verify FILE` checks offline
+        (service/tables/export.py)."""
+        async with service_errors():
+            self._check_hand_ref(table_id, hand)
+            return await export_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    @staticmethod
+    def _check_hand_ref(table_id: str, hand: int) -> None:
+        if not _is_int(hand) or hand < 1:
+            raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
+        if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+            raise not_found(str(table_id))
 
     # -- accounting (tests, operators) -------------------------------------------------------
 

@@ -16,6 +16,10 @@ class Streams:
     def wallet(self, user_id: int) -> str:
         return f"{self.namespace}wallet:{user_id}"
 
+    def profile(self, user_id: int) -> str:
+        """A player's preferences (language, turn pings): `service.tables.profiles`."""
+        return f"{self.namespace}profile:{user_id}"
+
     @property
     def lobby(self) -> str:
         """Index: every table not closed, with its summary (`service.tables.index`)."""

@@ -30,6 +30,7 @@ class FakeTables:
         self.changed = asyncio.Condition()
         self.burst = 0  # events a subscriber gets at once, for slow-client tests
         self.pad = 0  # and their size
+        self.language = "en"
 
     def _log(self, table_id: str) -> list[JSON]:
         if table_id not in self.tables:
@@ -58,7 +59,13 @@ class FakeTables:
         return {"tables": page, "next": page[-1]["table_id"] if len(ids) > limit else None}
 
     async def me(self, user: User) -> JSON:
-        return {"user": {"id": user.id, "name": user.name}, "balance": 1000, "tables": []}
+        return {"user": {"id": user.id, "name": user.name}, "balance": 1000, "tables": [],
+                "language": self.language, "settings": {"language": None, "pings": True}}
+
+    async def set_preferences(self, user: User, *, language: str | None = None,
+                              pings: bool | None = None) -> JSON:
+        self.language = language or self.language
+        return await self.me(user)
 
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
         self._log(table_id)

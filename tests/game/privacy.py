@@ -32,8 +32,10 @@ def strings(value: Any) -> Iterator[str]:
 
 
 def check_projected_event(event: ev.TableEvent, viewer: int | None, secrets: set[str]) -> None:
-    """`secrets`: seeds not yet revealed (hex). Cards may appear only in a showdown, or in the
-    viewer's own `looked` event; seeds only once revealed by the settlement."""
+    """`secrets`: seeds not yet revealed (hex), including those drawn in advance for a deal
+    still to come (`seed_drawn`). Cards may appear only in a showdown, or in the viewer's own
+    `looked` event; a seed only in the settlement of the hand it dealt (never the next
+    hand's, drawn by that same settlement)."""
     projected = project_event(event, viewer)
     shared = public_data_json(event)
     if shared is not None:  # the encoding every viewer shares must be this viewer's too
@@ -43,9 +45,9 @@ def check_projected_event(event: ev.TableEvent, viewer: int | None, secrets: set
     if cards:
         own_look = isinstance(event, ev.Looked) and viewer == event.user_id
         assert own_look or isinstance(event, ev.ShowdownHappened), (viewer, projected)
-    if not isinstance(event, ev.HandSettled):
-        leaked = secrets.intersection(found)
-        assert not leaked, (viewer, projected)
+    revealed = {s.seed for s in event.seeds} if isinstance(event, ev.HandSettled) else set()
+    leaked = secrets.difference(revealed).intersection(found)
+    assert not leaked, (viewer, projected)
 
 
 def check_view(state: TableState, viewer: int | None, secrets: set[str]) -> dict[str, Any]:

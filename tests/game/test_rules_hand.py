@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from events import table as ev
 from service.game import commands as cmd
-from service.game.deck import deal_hands, shuffled_deck
+from service.game.decider import decide, fold
+from service.game.deck import deal_hands, mix_of, shuffled_deck_v2
 from service.game.legal import legal_actions
 from service.game.scoring import score
 from tests.game.tablekit import T0, Table, seed_of, seed_where, table_with
@@ -92,41 +95,100 @@ def test_start_next_hand_at_once_with_the_settling_action_when_there_is_no_pause
     seed = seed_of(5)
     t.next_seed = seed
     events = t.act(B, "fold")  # A wins by folds, and the next hand is dealt by this command
-    assert t.types(events)[:4] == ["folded", "hand_settled", "hand_started", "antes_paid"]
-    started = events[2]
+    assert t.types(events)[:5] == [
+        "folded", "hand_settled", "seed_drawn", "hand_started", "antes_paid"
+    ]
+    started = events[3]
     assert isinstance(started, ev.HandStarted) and started.number == 2
+    # the settlement drew hand 2's seed and published its commitment; hand 2 uses it
     assert started.commitment == hashlib.sha256(seed).hexdigest()
+    assert t.last(ev.HandSettled).next_commitment == started.commitment
     assert t.s.hand is not None and t.s.hand.number == 2 and t.s.hand.phase == "blind"
-    # the same as settling, then the Tick at next_hand_at (= now) with the same seed
-    u = table_with([A, B], next_hand_seconds=0)
-    u.act(B, "pass")
-    u.do(cmd.Fold(user_id=B, now=u.now, seed=b""))  # no seed: this command cannot deal
-    assert u.s.phase == "settled" and u.s.deadline == u.now
-    u.next_seed = seed
-    assert u.tick() == events[2:]
-    assert u.s == t.s
+    # the same as settling, then the Tick at next_hand_at (= now), which needs no seed of its
+    # own: hand 2's was drawn by the settlement
+    settled_log = t.log[: len(t.log) - len(events) + 3]  # up to the seed_drawn
+    between = fold(settled_log)
+    assert between.phase == "settled" and between.deadline == t.now
+    tick = decide(between, cmd.Tick(now=t.now, seed=b""))
+    assert tick == events[3:]
+    assert fold(tick, between) == t.s
 
 
 # --- 2. Commit ------------------------------------------------------------------------------
 
 
 def test_commit_the_deck_before_the_deal_and_reveal_the_seed_at_the_end() -> None:
+    """DESIGN.md "Players' seeds": the commitment of hand 2's seed is published when hand 1
+    settles (its seed in a `seed_drawn` right after), before the players' seeds for hand 2 are
+    final; a seed set after that still counts; `cards_dealt` names the seeds and the mix."""
     seed = seed_of(77)
-    t = table_with([A, B, C], seed=seed)
+    t = Table(ante=1)
+    t.sit(A, 100, seat=0)
+    t.sit(B, 100, seat=1)  # hand 1 (seats 0 and 1), dealt with the seed drawn at creation
+    t.sit(C, 100, seat=2)
+    t.act(B, "pass")
+    t.next_seed = seed
+    t.act(B, "fold")  # settles hand 1: draws hand 2's seed
+    published = t.last(ev.HandSettled)
+    drawn = t.last(ev.SeedDrawn)
+    assert published.next_commitment == hashlib.sha256(seed).hexdigest() == drawn.commitment
+    assert t.log.index(drawn) == t.log.index(published) + 1 and drawn.seed == seed.hex()
+    t.do(cmd.SetClientSeed(user_id=C, client_seed="c-seed", now=t.now))  # after the commitment
+    t.do(cmd.SetClientSeed(user_id=A, client_seed="A_1", now=t.now))
+    t.tick()
     started = t.last(ev.HandStarted)
     dealt = t.last(ev.CardsDealt)
     assert t.log.index(started) < t.log.index(dealt)
-    assert started.commitment == hashlib.sha256(seed).hexdigest()
-    assert started.seed == seed.hex()
+    assert started.commitment == published.next_commitment
+    assert started.seed == seed.hex() and started.algorithm == "hmac-sha256-fy-v2"
+    assert dealt.algorithm == "hmac-sha256-fy-v2"
+    assert dealt.client_seeds == {0: "A_1", 2: "c-seed"}
+    lines = "0:A_1\n2:c-seed"
+    assert dealt.mix == hashlib.sha256(lines.encode()).hexdigest()
     # everyone folds: the settlement reveals the seed, and the deck explains every card
     t.act(B, "pass")
     t.act(B, "fold")
     t.act(C, "fold")
     settled = t.last(ev.HandSettled)
     assert [s.seed for s in settled.seeds] == [seed.hex()]
-    deck = shuffled_deck(bytes.fromhex(settled.seeds[0].seed), "t1", started.number, 1)
+    deck = shuffled_deck_v2(bytes.fromhex(settled.seeds[0].seed), "t1", 2, 1, dealt.mix)
     hands = deal_hands(deck, 3)
     assert {seat: hands[i] for i, seat in enumerate(started.participants)} == dealt.cards
+
+
+def test_commit_a_seed_set_after_the_deal_counts_from_the_next_deal() -> None:
+    t = table_with([A, B])
+    t.do(cmd.SetClientSeed(user_id=A, client_seed="late", now=t.now))
+    assert t.last(ev.CardsDealt).client_seeds == {}  # hand 1 was dealt before it
+    t.act(B, "pass")
+    t.act(B, "fold")
+    t.tick()
+    assert t.last(ev.CardsDealt).client_seeds == {0: "late"}
+
+
+def test_commit_a_client_seed_is_checked_and_needs_a_seat() -> None:
+    t = table_with([A, B])
+    for bad in ["", "x" * 65, "has space", "ünï", "a/b"]:
+        t.refused("invalid_client_seed", cmd.SetClientSeed(user_id=A, client_seed=bad, now=1.0))
+    t.refused("not_seated", cmd.SetClientSeed(user_id=99, client_seed="ok", now=1.0))
+    assert t.do(cmd.SetClientSeed(user_id=A, client_seed="A-z_09" * 10 + "abcd", now=1.0))
+    assert t.do(cmd.SetClientSeed(user_id=A, client_seed="A-z_09" * 10 + "abcd", now=1.0)) == []
+
+
+def test_commit_a_table_from_before_v2_deals_its_next_hand_v1_then_v2() -> None:
+    """A table whose log has no commitment in advance (created before v2: no seed at
+    creation) deals its next hand with the dealing command's seed, v1, as before; that hand's
+    settlement publishes the next commitment, and from then on hands are v2."""
+    t = Table(ante=1, first_seed=b"")  # a CreateTable without a seed, like old logs
+    t.sit(A, 100, seat=0)
+    t.sit(B, 100, seat=1)
+    first = t.last(ev.HandStarted)
+    assert first.algorithm == "hmac-sha256-fy-v1" and t.last(ev.CardsDealt).mix == ""
+    t.act(B, "pass")
+    t.act(B, "fold")
+    t.tick()
+    assert t.last(ev.HandStarted).algorithm == "hmac-sha256-fy-v2"
+    assert t.last(ev.CardsDealt).algorithm == "hmac-sha256-fy-v2"
 
 
 # --- 3. Ante and the deal ---------------------------------------------------------------------
@@ -142,7 +204,7 @@ def test_ante_every_participant_pays_it_into_the_pot() -> None:
 def test_deal_three_cards_one_at_a_time_clockwise_from_the_dealers_left() -> None:
     seed = seed_of(5)
     t = table_with([A, B, C], seed=seed)
-    deck = shuffled_deck(seed, "t1", 2, 1)
+    deck = shuffled_deck_v2(seed, "t1", 2, 1, mix_of({}))
     dealt = t.last(ev.CardsDealt)
     # playing order: seat 1, seat 2, seat 0 (the dealer)
     assert dealt.cards[1] == (deck[0], deck[3], deck[6])
@@ -190,7 +252,8 @@ def test_blind_the_first_pass_ends_the_blind_round() -> None:
     t.act(B, "blind", 1)
     t.act(C, "pass")
     assert t.s.phase == "betting" and t.turn_user == C  # the player after the last blind bettor
-    t.refused("wrong_phase", t.command(D, "blind", 2))
+    t.refused("wrong_phase", t.command(C, "blind", 2))
+    t.refused("not_your_turn", t.command(D, "blind", 2))
 
 
 def test_blind_the_chain_ends_at_a_player_who_has_looked() -> None:
@@ -223,12 +286,25 @@ def test_blind_a_player_who_looked_cannot_go_blind() -> None:
     assert "blind" not in [a.type for a in legal_actions(t.s, B)]
 
 
-def test_blind_cannot_blind_after_look_even_before_your_turn() -> None:
+def test_blind_out_of_turn_is_not_your_turn_even_after_a_look() -> None:
     t = table_with([A, B, C])
     t.act(C, "look")  # C's blind turn has not come yet
+    t.refused("not_your_turn", t.command(C, "blind", 2))
+    t.act(B, "blind", 1)  # the chain stops at C, who looked: C acts first in the betting
+    assert t.s.phase == "betting" and t.turn_user == C
     t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
-    t.act(B, "blind", 1)  # the chain stops at C, who looked
-    t.refused("cannot_blind_after_look", t.command(C, "blind", 2))
+
+
+@pytest.mark.parametrize("action", ["blind", "pass", "call", "raise", "fold"])
+def test_acting_out_of_turn_is_not_your_turn_whatever_the_action(action: str) -> None:
+    """API.md: 403 `not_your_turn` for any turn action by a player whose turn it is not, in
+    either round (before, some got 422 `wrong_phase` because the round was checked first)."""
+    amount = 2 if action in ("blind", "raise") else None
+    t = table_with([A, B, C])  # the blind round, B on turn
+    t.refused("not_your_turn", t.command(C, action, amount))
+    t.act(B, "pass")  # the betting round, B on turn
+    t.refused("not_your_turn", t.command(C, action, amount))
+    t.refused("not_your_turn", t.command(A, action, amount))
 
 
 def test_amounts_must_be_whole_chips() -> None:
@@ -327,7 +403,8 @@ def test_betting_no_bet_above_what_the_poorest_player_can_cover() -> None:
     t.act(B, "raise", 19)
     assert [a.type for a in legal_actions(t.s, A)] == ["look", "call", "fold"]
     t.act(A, "call")
-    assert t.last(ev.ShowdownHappened).deal == 1
+    first = next(e for e in t.log if isinstance(e, ev.ShowdownHappened))
+    assert first.deal == 1 and first.capped  # B has nothing left: nobody can bet more
 
 
 def test_betting_cap_below_the_minimum_allows_exactly_the_cap() -> None:
@@ -348,15 +425,29 @@ def test_betting_cap_below_the_minimum_allows_exactly_the_cap() -> None:
     assert t.last(ev.ShowdownHappened)
 
 
-def test_betting_cap_of_zero_lets_everyone_see_for_the_antes() -> None:
+def test_betting_cap_of_zero_goes_to_showdown_at_once_without_a_call_0() -> None:
+    """RULES.md step 5: nobody can put in more (B is all in with the ante), so the betting
+    ends at once: no turn, no blind round, no "call 0" offered to anyone."""
     t = Table(ante=1, min_buy_in=1)
     t.sit(A, 100)
-    t.sit(B, 1)  # all in with the ante
+    events = t.sit(B, 1)  # all in with the ante
+    kinds = t.types(events)
+    assert kinds[kinds.index("antes_paid") :][:3] == ["antes_paid", "cards_dealt", "showdown"]
+    showdown = next(e for e in events if isinstance(e, ev.ShowdownHappened))
+    assert showdown.deal == 1 and showdown.capped and set(showdown.hands) == {0, 1}
+    assert all(e.turn is None for e in events if isinstance(e, ev.CardsDealt))
+    assert not any(isinstance(e, ev.TurnDeadlineSet) for e in events)
+    for user in (A, B):
+        assert all(a.type != "call" for a in legal_actions(t.s, user))
+        t.refused("no_hand" if t.s.phase == "settled" else "no_check", t.command(user, "call"))
+
+
+def test_betting_a_call_of_0_chips_is_never_accepted() -> None:
+    t = Table(ante=1, min_buy_in=1)
+    t.sit(A, 100)
+    t.sit(B, 50)
     t.act(B, "pass")
-    assert {"type": "call", "amount": 0} in [a.to_dict() for a in legal_actions(t.s, B)]
-    t.act(B, "call")
-    t.act(A, "call")
-    assert t.last(ev.ShowdownHappened)
+    t.refused("no_check", t.command(B, "call"))  # level 0: calling would put in nothing
 
 
 def test_betting_round_ends_when_all_matched_the_level_and_acted() -> None:

@@ -53,11 +53,17 @@ def test_joker_pair_substitute_variant_makes_joker_the_third_card() -> None:
     assert score("7c 9s Js".split(), options) == 30
 
 
+@pytest.mark.parametrize("joker_pair", ["sum", "substitute"])
 @pytest.mark.parametrize("value", [34, 30, 33])
-def test_natural_777_variant_sets_the_value_of_three_sevens(value: int) -> None:
-    options = ScoringOptions(natural_777=value)  # type: ignore[arg-type]
+def test_natural_777_variant_sets_only_the_natural_three_sevens(
+    value: int, joker_pair: str
+) -> None:
+    options = ScoringOptions(natural_777=value, joker_pair=joker_pair)  # type: ignore[arg-type]
     assert score("7h 7d 7s".split(), options) == value
-    assert score("7c 7d 7s".split(), options) == value
+    # Three 7s with the joker are row 1: 34 under every variant (RULES.md "Hand score").
+    for sevens in ("7c 7d 7s", "7c 7d 7h", "7c 7h 7s"):
+        assert score(sevens.split(), options) == 34
+        assert compute_score(sevens.split(), options) == 34
 
 
 def test_there_are_4960_hands_and_12_13_14_never_occur() -> None:

@@ -144,6 +144,8 @@ async def test_bots_wait_for_a_human(embedded: Factory, clock: FakeClock) -> Non
     await service.driver.drain()
     stored = await service.store.read(service.streams.table(table_id))
     kinds = [type(decode_table_event(e.data)).__name__ for e in stored]
+    assert kinds.count("ClientSeedSet") == 2  # each bot's fixed seed, set as it sat down
+    kinds = [k for k in kinds if k != "ClientSeedSet"]
     assert kinds[-1] in ("TurnDeadlineSet", "CardsDealt") and "Looked" not in kinds
     await service.seat(human, table_id, 200)
     seen = len(stored)

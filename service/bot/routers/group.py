@@ -60,7 +60,7 @@ async def on_newtable_group(
     except UsageError as exc:
         await message.reply(str(exc))
         return
-    user = User(id=sender.id, name=sender.full_name)
+    user = User(id=sender.id, name=sender.full_name, language_code=sender.language_code)
     try:
         table_id = await tables.create_table(user, settings)
     except (ServiceError, GameError) as exc:

@@ -1,0 +1,123 @@
+"""A player's profile: the language they play in and whether the bot may call them to the
+table. Chosen in the web app (or the bot's /settings), kept on the server in the player's
+`profile:<user_id>` stream, so every replica, the web app and the bot agree.
+
+The language a player sees is `effective_language`: their own choice if they made one, else
+their Telegram client's `language_code` (`ru-RU` -> `ru`), else English.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Final
+
+import msgspec
+
+from events.profile import (
+    AnyProfileEvent,
+    PreferencesSet,
+    decode_profile_event,
+    encode_profile_event,
+)
+from events.store.base import EventStore
+from service.tables.facade import ServiceError
+from service.tables.streams import Streams
+
+LANGUAGES: Final = ("en", "ru", "bg", "tr", "de", "ar")  # en first: the fallback
+DEFAULT_LANGUAGE: Final = "en"
+
+
+class Profile(msgspec.Struct, frozen=True, kw_only=True):
+    language: str | None = None  # None: never chosen (Telegram's language_code decides)
+    pings: bool = True
+
+
+EMPTY = Profile()
+
+
+def supported_language(code: str | None) -> str | None:
+    """The supported language a Telegram `language_code` (IETF tag) names, or None."""
+    if not code:
+        return None
+    primary = code.strip().replace("_", "-").split("-", 1)[0].lower()
+    return primary if primary in LANGUAGES else None
+
+
+def effective_language(profile: Profile, language_code: str | None) -> str:
+    """What the player sees: their choice, else their Telegram language, else English."""
+    return profile.language or supported_language(language_code) or DEFAULT_LANGUAGE
+
+
+def evolve(profile: Profile, event: AnyProfileEvent) -> Profile:
+    language = event.language if event.language is not None else profile.language
+    pings = event.pings if event.pings is not None else profile.pings
+    return Profile(language=language, pings=pings)
+
+
+def fold(events: Iterable[AnyProfileEvent], profile: Profile = EMPTY) -> Profile:
+    for event in events:
+        profile = evolve(profile, event)
+    return profile
+
+
+def set_preferences(
+    profile: Profile, *, language: str | None = None, pings: bool | None = None
+) -> list[AnyProfileEvent]:
+    """The events that record a change (none if nothing changes). Refuses an unsupported
+    language with ServiceError 400 `unknown_language`."""
+    if language is not None and language not in LANGUAGES:
+        raise ServiceError(
+            400, "unknown_language", f"language must be one of {', '.join(LANGUAGES)}"
+        )
+    changed_language = language if language != profile.language else None
+    changed_pings = pings if pings != profile.pings else None
+    if changed_language is None and changed_pings is None:
+        return []
+    return [PreferencesSet(language=changed_language, pings=changed_pings)]
+
+
+ProfileDecision = Callable[[Profile], list[AnyProfileEvent]]
+
+
+class Profiles:
+    """Profiles on the event store: read a player's stream and fold it; change it through a
+    decision with the expected version (a concurrent change is retried on the new state)."""
+
+    def __init__(self, store: EventStore, streams: Streams) -> None:
+        self.store = store
+        self.streams = streams
+
+    async def load(self, user_id: int) -> tuple[int, Profile]:
+        stored = await self.store.read(self.streams.profile(user_id))
+        profile = fold(decode_profile_event(e.data) for e in stored)
+        return (stored[-1].version if stored else 0), profile
+
+    async def get(self, user_id: int) -> Profile:
+        return (await self.load(user_id))[1]
+
+    async def update(self, user_id: int, decision: ProfileDecision) -> Profile:
+        stream = self.streams.profile(user_id)
+        for _ in range(20):
+            version, profile = await self.load(user_id)
+            events = decision(profile)
+            if not events:
+                return profile
+            result = await self.store.append(
+                stream, [encode_profile_event(e) for e in events], expected_version=version
+            )
+            if result.status == "appended":
+                return fold(events, profile)
+        raise ServiceError(503, "busy", "the profile is too busy right now; try again")
+
+
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "EMPTY",
+    "LANGUAGES",
+    "PreferencesSet",
+    "Profile",
+    "Profiles",
+    "effective_language",
+    "set_preferences",
+    "supported_language",
+]
