@@ -52,7 +52,9 @@ class PlayerSeated(TableEventBase, frozen=True, kw_only=True, tag="player_seated
     transfer_id: str
 
 
-class PlayerLeft(TableEventBase, frozen=True, kw_only=True, tag="player_left"):
+class PlayerLeft(
+    TableEventBase, frozen=True, kw_only=True, tag="player_left", omit_defaults=True
+):
     user_id: int
     seat: int
     cashed_out: int  # the whole stack, back to the wallet under transfer_id
