@@ -82,11 +82,14 @@ class PlayerSeated(TableEventBase, frozen=True, kw_only=True, tag="player_seated
     transfer_id: str
 
 
-class PlayerLeft(TableEventBase, frozen=True, kw_only=True, tag="player_left"):
+class PlayerLeft(
+    TableEventBase, frozen=True, kw_only=True, tag="player_left", omit_defaults=True
+):
     user_id: int
     seat: int
     cashed_out: int  # the whole stack, back to the wallet under transfer_id
     transfer_id: str
+    at: float = 0.0  # when (the command's clock): the last one out starts the idle time
 
 
 class HandStarted(TableEventBase, frozen=True, kw_only=True, tag="hand_started"):
@@ -246,6 +249,14 @@ class PlayerReturned(TableEventBase, frozen=True, kw_only=True, tag="returned"):
     user_id: int
 
 
+class TableClosed(TableEventBase, frozen=True, kw_only=True, tag="table_closed"):
+    """The table is over: nobody was seated for `idle_seconds` (see `TableState.deadline`).
+    A closed table refuses seats and needs no timer; its history stays readable."""
+
+    reason: Literal["idle"] = "idle"
+    idle_seconds: float = 0.0
+
+
 TableEvent = (
     TableCreated
     | PlayerSeated
@@ -271,6 +282,7 @@ TableEvent = (
     | PlayerReturned
     | SeedDrawn
     | ClientSeedSet
+    | TableClosed
 )
 
 EVENT_TYPES: tuple[type[TableEventBase], ...] = (
@@ -298,4 +310,5 @@ EVENT_TYPES: tuple[type[TableEventBase], ...] = (
     PlayerReturned,
     SeedDrawn,
     ClientSeedSet,
+    TableClosed,
 )

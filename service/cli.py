@@ -1,5 +1,5 @@
 """The `svara` console script: `svara score ...`, `svara serve ...`, `svara audit ...`,
-`svara verify ...`."""
+`svara verify ...`, `svara reindex`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ commands:
                            the server's audit of a settled hand (store at REDIS_URL)
   verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...
                            check an exported hand offline (no server, no Redis)
+  reindex                  rebuild the table indexes from the streams (REDIS_URL)
 """
 
 
@@ -40,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         from service.verify import main as verify_main
 
         return verify_main(rest)
+    if command == "reindex":
+        from service.api.reindex import main as reindex_main
+
+        return reindex_main(rest)
     print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
     return 2
 

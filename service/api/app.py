@@ -34,6 +34,8 @@ _PLACEHOLDER = b"""<!doctype html><meta charset="utf-8"><title>Svara</title>
 async def _web_app(request: web.Request) -> web.StreamResponse:
     """The static web app: files under static/ at the root, index.html at "/"."""
     name = request.match_info.get("path", "") or "index.html"
+    if "\x00" in name:  # no file has one; the OS calls would raise ValueError (a 500)
+        raise web.HTTPNotFound()
     root = STATIC_DIR.resolve()
     path = (root / name).resolve()
     if path.is_relative_to(root) and path.is_file():

@@ -61,7 +61,30 @@ def game_error_status(code: str) -> int:
 
 
 def classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
-    """(status, code, message, extra) for an exception a client can cause; None for a bug."""
+    """(status, code, message, extra) for an exception a client can cause; None for a bug.
+
+    Every 503 (the store unreachable, busy past its wait, a stream too contended) is logged
+    here with its cause, the one place every HTTP and WebSocket refusal passes through, so an
+    operator sees why it happened rather than only a count of 503s."""
+    known = _classify(exc)
+    if known is not None and known[0] == 503:
+        log.warning("answering 503 %s: %s", known[1], why(exc))
+    return known
+
+
+def why(exc: BaseException) -> str:
+    """The exception and what caused it, innermost last ("A: x <- B: y")."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(parts) < 6:
+        seen.add(id(current))
+        parts.append(f"{type(current).__name__}: {current}")
+        current = current.__cause__ or current.__context__
+    return " <- ".join(parts)
+
+
+def _classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
     if isinstance(exc, ApiError | ServiceError):
         return exc.status, exc.code, exc.message, dict(exc.extra)
     if isinstance(exc, AuthError):

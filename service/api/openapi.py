@@ -89,6 +89,18 @@ _COMPONENT_SCHEMAS: JSON = {
                       "properties": {"type": {"type": "string"}, "min": {"type": "integer"},
                                      "max": {"type": "integer"},
                                      "amount": {"type": "integer"}}}}}}}},
+    "TablePage": {"type": "object", "required": ["tables", "next"], "properties": {
+        "tables": {"type": "array", "items": {"$ref": "#/components/schemas/TableSummary"}},
+        "next": {"type": ["string", "null"],
+                 "description": "the cursor of the next page; null on the last page"}}},
+    "TableSummary": {"type": "object", "required": [
+        "table_id", "ante", "max_seats", "seated", "phase"], "properties": {
+        "table_id": {"type": "string"}, "ante": {"type": "integer"},
+        "max_seats": {"type": "integer"}, "seated": {"type": "integer"},
+        "seats_free": {"type": "integer"},
+        "phase": {"enum": ["waiting", "blind", "betting", "svara_join", "settled"]},
+        "created_by": {"type": "integer"}, "turn_seconds": {"type": "integer"},
+        "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"}}},
     "Event": {"type": "object", "required": ["version", "type", "at", "data", "hash"],
               "properties": {
         "version": {"type": "integer"}, "type": {"type": "string"}, "at": {"type": "number"},
@@ -144,7 +156,13 @@ def openapi_document() -> JSON:
          schemas.PreferencesBody, schemas.SeedBody],
         ref_template="#/components/schemas/{name}",
     )
-    after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}
+    after = {"name": "after", "in": "query",
+             "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}}
+    limit = {"name": "limit", "in": "query", "description": "tables per page (default 50)",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200}}
+    cursor = {"name": "cursor", "in": "query",
+              "description": "the `next` of the page before (omit for the first page)",
+              "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     hand = {"name": "n", "in": "path", "required": True,
             "schema": {"type": "integer", "minimum": 1}}
     paths: JSON = {
@@ -162,10 +180,10 @@ def openapi_document() -> JSON:
             "(may the bot message them when it is their turn); answers like GET /api/me",
             _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
-            "get": _op("Open tables: `{\"tables\": [{table_id, ante, max_seats, seated, phase, "
-                       "host, practice, bet_unit, min_buy_in, max_buy_in, turn_seconds}]}` "
-                       "(`host`: whom the table is named after, or null; `practice`: practice "
-                       "bots sit there)", _json(_OBJ)),
+            "get": _op("Open tables (every table not closed), a page at a time in table-id "
+                       "order; each row names its `host` (whom the table is named after, or "
+                       "null) and whether `practice` bots sit there",
+                       _json(_ref("TablePage")), params=[limit, cursor]),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
                         body="CreateTableBody", status="201"),
         },

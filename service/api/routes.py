@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -15,6 +16,8 @@ from service.api.openapi import openapi_document
 from service.game.settings import validated
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
+LOBBY_PAGE = 50
+MAX_LOBBY_PAGE = 200
 _encode = msgspec.json.Encoder().encode
 
 
@@ -65,8 +68,16 @@ async def set_preferences(request: web.Request) -> web.Response:
 
 
 async def list_tables(request: web.Request) -> web.Response:
+    """A page of open tables; `?limit=` (1-200, default 50) and `?cursor=` (the `next` of
+    the page before)."""
     authenticate(request)
-    return json_response({"tables": await request.app[TABLES].list_tables()})
+    limit = _int_param(request, "limit", default=LOBBY_PAGE)
+    if not 1 <= limit <= MAX_LOBBY_PAGE:
+        raise ApiError(400, "invalid_parameter", f"limit must be between 1 and {MAX_LOBBY_PAGE}")
+    cursor = request.query.get("cursor") or None
+    if cursor is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", cursor):
+        raise ApiError(400, "invalid_parameter", "cursor must be the `next` of a page")
+    return json_response(await request.app[TABLES].list_tables(limit=limit, cursor=cursor))
 
 
 async def create_table(request: web.Request) -> web.Response:

@@ -77,6 +77,7 @@ def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         created_by=e.created_by,
         seats=(None,) * e.settings.max_seats,
         next_commitment=e.next_commitment,
+        empty_since=e.created_at,
     )
 
 
@@ -98,11 +99,14 @@ def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
         e.seat,
         seat_counter=state.seat_counter + 1,
         bought_in=state.bought_in + e.buy_in,
+        empty_since=None,
     )
 
 
 def _player_left(state: TableState, e: ev.PlayerLeft) -> TableState:
     state = _with_seat(state, None, e.seat, cashed_out=state.cashed_out + e.cashed_out)
+    if all(s is None for s in state.seats):
+        state = replace(state, empty_since=e.at)
     hand = state.hand
     if hand is not None and hand.phase == "svara_join":
         seat = e.seat
@@ -434,6 +438,10 @@ def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:
     return _with_seat(state, replace(_seat(state, e.seat), sat_out=False, timeouts=0), e.seat)
 
 
+def _closed(state: TableState, e: ev.TableClosed) -> TableState:
+    return replace(state, closed=True)
+
+
 APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.TableCreated: _table_created,
     ev.PlayerSeated: _player_seated,
@@ -459,6 +467,7 @@ APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.PlayerReturned: _returned,
     ev.SeedDrawn: _seed_drawn,
     ev.ClientSeedSet: _client_seed_set,
+    ev.TableClosed: _closed,
 }
 
 

@@ -7,6 +7,8 @@ Choices where RULES.md is silent:
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
 - A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
   and the pause after the last hand is over; otherwise the next Tick starts it.
+- A closed table (`table_closed`, after a day with nobody seated) refuses seats:
+  `table_closed`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
 def sit_down(tx: Tx, c: cmd.SitDown) -> None:
     state = tx.state
     # (buy_in and seat are whole numbers: `cmd.check_numbers` ran before this handler)
+    if state.closed:
+        raise GameError("table_closed", "this table is closed; pick or create another")
     if state.seat_of(c.user_id) is not None:
         raise GameError("already_seated", "you already have a seat at this table")
     free = [i for i, s in enumerate(state.seats) if s is None]
@@ -100,7 +104,11 @@ def leave(tx: Tx, c: cmd.Leave) -> None:
     assert stack is not None
     tx.emit(
         ev.PlayerLeft(
-            user_id=s.user_id, seat=s.seat, cashed_out=stack.stack, transfer_id=c.transfer_id
+            user_id=s.user_id,
+            seat=s.seat,
+            cashed_out=stack.stack,
+            transfer_id=c.transfer_id,
+            at=tx.now,
         )
     )
     hand = tx.state.hand

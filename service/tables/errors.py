@@ -58,4 +58,6 @@ def as_service_error(error: BaseException) -> ServiceError:
     manager: `except TRANSLATED as e: raise as_service_error(e) from e`)."""
     if isinstance(error, GameError):
         return from_game_error(error)
-    return ServiceError(503, "store_unavailable", "the store is unreachable")
+    # The cause (unreachable, or busy past the wait for a connection) stays chained for the
+    # API's 503 log line (`service.api.errors.classify`).
+    return ServiceError(503, "store_unavailable", "the store is unreachable or busy; try again")

@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from events.codec import decode_table_event, encode_table_event
-from events.store.base import EventStore, StoredEvent
+from events.store.base import EventStore, IndexOp, StoredEvent
 from events.table import HandSettled, TableEvent
 from service.game.commands import CreateTable, TableCommand
 from service.game.decider import evolve, step
@@ -46,6 +46,8 @@ class Outcome(NamedTuple):
 
 
 ChangeHook = Callable[[str, int, TableState], None]
+# (table_id, state before, state after, version after) -> the index changes of that append
+Indexer = Callable[[str, TableState | None, TableState, int], Sequence[IndexOp]]
 # (table_id, first version, the events appended, their time, their chain hashes, the state
 # after the last one)
 AppendHook = Callable[
@@ -90,6 +92,8 @@ class TableRepo:
         self.append_hooks: list[AppendHook] = []
         # per table: the first version and the events of this process's latest append
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
+        # the index entries written with every append (`service.tables.index`), if any
+        self.indexer: Indexer | None = None
 
     async def load(self, table_id: str) -> Loaded:
         stream = self.streams.table(table_id)
@@ -210,12 +214,18 @@ class TableRepo:
                 if (first := await self._first_answer(stream, action_id)) is not None:
                     return Outcome("duplicate", first)
                 return Outcome("noop", loaded.version, loaded.state)
+            indexer = self.indexer
             result = await self.store.append(
                 stream,
                 [encode_table_event(e) for e in events],
                 expected_version=loaded.version,
                 action_id=action_id,
                 at=command.now,
+                index=(
+                    indexer(table_id, loaded.state, decided, loaded.version + len(events))
+                    if indexer is not None
+                    else ()
+                ),
             )
             if result.status == "appended":
                 state = decided

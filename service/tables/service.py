@@ -17,9 +17,12 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgspec
+
 from events.codec import decode_table_event, event_type
-from events.store.base import EventStore, StoredEvent
+from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.table import TableEvent
+from events.wallet import decode_wallet_event
 from service.game.commands import CreateTable, SetClientSeed, command_for_action
 from service.game.errors import GameError
 from service.game.settings import TableSettings, validated
@@ -28,7 +31,7 @@ from service.game.view import project_event
 from service.game.view import view as table_view
 from service.tables import bots, wallet
 from service.tables.audit import audit_hand, export_hand
-from service.tables.bank import Bank, DirectoryReader, append_entry
+from service.tables.bank import Bank, DirectoryReader
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
 from service.tables.errors import (
@@ -41,22 +44,35 @@ from service.tables.errors import (
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.history import MAX_LIMIT as MAX_HISTORY
 from service.tables.history import recent_hands
-from service.tables.listing import listing_details
+from service.tables.index import decode_summary, full_changes, table_changes
 from service.tables.live import Feeds
 from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
-from service.tables.transfers import Transfers
+from service.tables.transfers import Transfers, parse_mark, transfer_mark
 
 log = logging.getLogger(__name__)
 
 MAX_ACTION_ID = 128
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+LOBBY_PAGE = 50  # tables per page of `list_tables` unless asked otherwise
+MAX_LOBBY_PAGE = 200
+INDEX_VERSION = "v1"  # the index layout this code writes (see `ensure_indexes`)
+
+
+# The highest version a reader may name (JavaScript's exact integers, as the API's `after`):
+# past it, Redis refuses the stream id.
+MAX_VERSION = 2**53 - 1
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_after(after: int) -> None:
+    if not _is_int(after) or not 0 <= after <= MAX_VERSION:
+        raise bad_request(f"after must be a version: a whole number from 0 to {MAX_VERSION}")
 
 
 class TableService:
@@ -70,8 +86,7 @@ class TableService:
         daily_topup: int | None = None,
         namespace: str = "",
         think_seconds: float = 1.0,
-        poll_seconds: float = 0.25,
-        rescan_seconds: float = 2.0,
+        poll_seconds: float = 0.5,
         reconcile_seconds: float = 15.0,
         transfer_ttl: float = 60.0,
         transfer_grace: float = 60.0,
@@ -99,11 +114,9 @@ class TableService:
             grace=transfer_grace,
         )
         self.profiles = Profiles(store, self.streams)
-        self.table_directory = DirectoryReader(store, self.streams.tables)
-        self.wallet_directory = DirectoryReader(store, self.streams.wallets)
         self.driver = Driver(
             self.repo,
-            DirectoryReader(store, self.streams.tables),
+            store,
             clock=clock,
             seeds=self.seed,
             bot_act=self._bot_act,
@@ -111,9 +124,9 @@ class TableService:
             bots_play_alone=bots_play_alone,
             think_seconds=think_seconds,
             poll_seconds=poll_seconds,
-            rescan_seconds=rescan_seconds,
         )
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
+        self.repo.indexer = self._index_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
@@ -133,6 +146,7 @@ class TableService:
         self._tasks = [
             asyncio.create_task(self.driver.run(), name="svara-driver"),
             asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
+            asyncio.create_task(self._indexes_ready(), name="svara-indexes"),
         ]
 
     async def stop(self) -> None:
@@ -167,18 +181,121 @@ class TableService:
                     await self._stopping.wait()
 
     async def reconcile(self, *, until: asyncio.Event | None = None) -> int:
-        """One reconciler pass over every wallet: finish half-done transfers. Returns how many."""
-        entries = await self.wallet_directory.refresh()
-        users = sorted({e.user_id for e in entries if isinstance(e, WalletOpened)})
+        """One reconciler pass over the wallets with a transfer marked in flight (never every
+        wallet): finish half-done transfers, forget the marks of finished ones. Returns how
+        many transfers it finished."""
+        marks: dict[int, list[tuple[str, float]]] = {}
+        for member, marked_at in await self.store.marked(self.streams.transfers):
+            parsed = parse_mark(member)
+            if parsed is not None:
+                marks.setdefault(parsed[0], []).append((parsed[1], marked_at))
         finished = 0
-        for user_id in users:
+        for user_id, transfers in sorted(marks.items()):
             if until is not None and until.is_set():
                 break  # stopping: the next process's reconciler finishes the rest
             try:
                 finished += await self.transfers.reconcile_wallet(user_id)
+                await self.transfers.forget_finished(user_id, transfers)
             except Exception:
                 log.exception("reconciling the wallet of %s failed", user_id)
         return finished
+
+    # -- the indexes beside the streams ------------------------------------------------------
+
+    def _index_changes(
+        self, table_id: str, before: TableState | None, after: TableState, version: int
+    ) -> list[IndexOp]:
+        """What an append to the table changes in the lobby and wake indexes (written with
+        the events, atomically: `service.tables.index`)."""
+        wake, changed = self.driver.wake_change(table_id, before, version, after)
+        return table_changes(
+            self.streams.lobby, self.streams.wake, table_id, before, after, wake,
+            wake_changed=changed,
+        )
+
+    async def _indexes_ready(self) -> None:
+        """`ensure_indexes`, retried until the store answers (it must not hold up a start)."""
+        while not self._stopping.is_set():
+            try:
+                await self.ensure_indexes()
+                return
+            except (ServiceError, StoreUnavailable) as error:  # down or busy: again shortly
+                log.warning("building the table indexes failed (%s); retrying", error)
+            except Exception:
+                log.exception("building the table indexes failed; retrying")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5.0):
+                    await self._stopping.wait()
+
+    async def ensure_indexes(self) -> int:
+        """Once per namespace: index what was created before the indexes existed (the tables
+        and wallets of the old directory streams). Every table created since is indexed by
+        its own appends. Returns how many streams it indexed."""
+        meta = self.streams.index_meta
+        if any(m == INDEX_VERSION for m, _ in await self.store.marked(meta)):
+            return 0
+        done = 0
+        for entry in await DirectoryReader(self.store, self.streams.tables).refresh():
+            if isinstance(entry, TableListed):
+                done += await self.reindex_table(entry.table_id)
+        for entry in await DirectoryReader(self.store, self.streams.wallets).refresh():
+            if isinstance(entry, WalletOpened):
+                done += await self.reindex_wallet(entry.user_id)
+        await self.store.mark(meta, INDEX_VERSION, self.clock())
+        if done:
+            log.info("indexed %d tables and wallets from before the indexes", done)
+        return done
+
+    async def rebuild_indexes(self) -> int:
+        """Rebuild every index entry from the streams themselves (a keyspace scan): for an
+        index lost or damaged by hand. Safe while the service runs: each entry is written
+        only if its stream is still at the version it was computed from (else recomputed)."""
+        done = 0
+        table_prefix = self.streams.table("")
+        async for stream in self.store.stream_names(table_prefix):
+            done += await self.reindex_table(stream[len(table_prefix) :])
+        wallet_prefix = self.streams.wallet(0)[:-1]
+        async for stream in self.store.stream_names(wallet_prefix):
+            user = stream[len(wallet_prefix) :]
+            if user.lstrip("-").isdigit():
+                done += await self.reindex_wallet(int(user))
+        await self.store.mark(self.streams.index_meta, INDEX_VERSION, self.clock())
+        return done
+
+    async def reindex_table(self, table_id: str) -> int:
+        """Write the table's lobby and wake entries from its state (1 if it has any)."""
+        if not TABLE_ID.match(table_id):
+            return 0
+        stream = self.streams.table(table_id)
+        if not self.store.indexable(stream):
+            log.warning("table %s cannot be indexed on this Cluster (its slot)", table_id)
+            return 0
+        for _ in range(50):
+            loaded = await self.repo.load(table_id)
+            if loaded.state is None:
+                return 0
+            wake = self.driver.wake_for(table_id, loaded.version, loaded.state)
+            changes = full_changes(
+                self.streams.lobby, self.streams.wake, table_id, loaded.state, wake
+            )
+            if await self.store.set_index(
+                stream, expected_version=loaded.version, changes=changes
+            ):
+                return 1
+        raise ServiceError(503, "busy", f"table {table_id} kept moving while it was indexed")
+
+    async def reindex_wallet(self, user_id: int) -> int:
+        """Mark the wallet's transfers in flight (1 if it has any)."""
+        stored = await self.store.read(self.streams.wallet(user_id))
+        state = wallet.fold(decode_wallet_event(e.data) for e in stored)
+        pending = {
+            **{t: r.expires_at - self.transfers.ttl for t, r in state.reserved.items()},
+            **{t: p.requested_at for t, p in state.leaving.items()},
+        }
+        for transfer_id, since in pending.items():
+            await self.store.mark(self.streams.transfers, transfer_mark(user_id, transfer_id),
+                                  since)
+        return 1 if pending else 0
 
     # -- tables -------------------------------------------------------------------------------
 
@@ -189,13 +306,7 @@ class TableService:
             validated(settings)
             if not _is_int(practice_bots) or not 0 <= practice_bots < settings.max_seats:
                 raise bad_request(f"practice_bots must be between 0 and {settings.max_seats - 1}")
-            table_id = uuid.uuid4().hex[:16]
-            await append_entry(
-                self.store,
-                self.streams.tables,
-                TableListed(table_id=table_id, created_by=user.id),
-                f"table:{table_id}",
-            )
+            table_id = self._new_table_id()
             await self.repo.execute(
                 table_id,
                 lambda: CreateTable(
@@ -210,6 +321,15 @@ class TableService:
             for index in range(practice_bots):
                 await self.add_practice_bot(table_id, index, settings)
             return table_id
+
+    def _new_table_id(self) -> str:
+        """A fresh id whose stream can carry index entries (on a Cluster, about one random id
+        in 256 lands in an index slot: see `events.store.keys`). Creating a table touches
+        nothing shared: no directory, no version-checked append but the table's own."""
+        while True:
+            table_id = uuid.uuid4().hex[:16]
+            if self.store.indexable(self.streams.table(table_id)):
+                return table_id
 
     async def add_practice_bot(self, table_id: str, index: int, settings: TableSettings) -> int:
         """Seat practice bot `index`, funded through its own wallet. Returns its user id."""
@@ -247,33 +367,24 @@ class TableService:
             await self.transfers.cash_out(bot, table_id)
             await self._fund_and_seat(bot, table_id, loaded.state.settings)
 
-    async def list_tables(self) -> list[JSON]:
+    async def list_tables(self, *, limit: int = LOBBY_PAGE, cursor: str | None = None) -> JSON:
+        """A page of the lobby: every table not closed, in table-id order, from the lobby
+        index (one read, however many tables were ever created). `next` is the cursor of the
+        following page (None on the last)."""
         async with service_errors():
-            entries = await self.table_directory.refresh()
-            ids = [e.table_id for e in entries if isinstance(e, TableListed)]
-            limit = asyncio.Semaphore(32)  # bounded: the directory only grows
-
-            async def load(table_id: str) -> Loaded:
-                async with limit:
-                    return await self.repo.load(table_id)
-
-            loaded = await asyncio.gather(*(load(t) for t in ids))
-            out: list[JSON] = []
-            for table_id, item in zip(ids, loaded, strict=True):
-                state = item.state
-                if state is None:
-                    continue
-                out.append(
-                    {
-                        "table_id": table_id,
-                        "ante": state.settings.ante,
-                        "max_seats": state.settings.max_seats,
-                        "seated": sum(1 for s in state.seats if s is not None),
-                        "phase": state.phase,
-                        **listing_details(state),
-                    }
-                )
-            return out
+            if not _is_int(limit) or not 1 <= limit <= MAX_LOBBY_PAGE:
+                raise bad_request(f"limit must be between 1 and {MAX_LOBBY_PAGE}")
+            if cursor is not None and (not isinstance(cursor, str) or not TABLE_ID.match(cursor)):
+                raise bad_request("cursor must be a table id (the `next` of the page before)")
+            rows, following = await self.store.index_page(
+                self.streams.lobby, after=cursor or "", limit=limit
+            )
+            tables: list[JSON] = []
+            for _table_id, value in rows:
+                summary = decode_summary(value) if value is not None else None
+                if summary is not None:
+                    tables.append(msgspec.structs.asdict(summary))
+            return {"tables": tables, "next": following}
 
     async def me(self, user: User) -> JSON:
         async with service_errors():
@@ -316,9 +427,17 @@ class TableService:
                 raise bad_request("buy_in must be a positive whole number of chips")
             loaded = await self._existing(table_id)
             assert loaded.state is not None
-            if loaded.state.seat_of(user.id) is not None:
+            # What the table's state already decides is checked before the wallet is touched,
+            # so these refusals write nothing anywhere; a table that fills up between here and
+            # the SitDown still refuses it, and the reservation is released (transfers.seat).
+            state = loaded.state
+            if state.closed:
+                raise ServiceError(409, "table_closed", "this table is closed; pick another")
+            if state.seat_of(user.id) is not None:
                 raise ServiceError(409, "already_seated", "you already have a seat at this table")
-            low, high = loaded.state.settings.buy_in_range
+            if all(s is not None for s in state.seats):
+                raise ServiceError(409, "table_full", "every seat is taken")
+            low, high = state.settings.buy_in_range
             if not low <= buy_in <= high:
                 raise ServiceError(
                     422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
@@ -470,8 +589,7 @@ class TableService:
 
     async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
                 raise not_found(str(table_id))
             stream = self.streams.table(table_id)
@@ -491,8 +609,7 @@ class TableService:
         process's trail of folded states rather than by reading the store. Lazy, because a
         sender that already holds a newer event skips the older one's view."""
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             await self._existing(table_id)
         viewer = user.id if user else None
         reloaded = False
@@ -529,8 +646,7 @@ class TableService:
         With `views`, the newest item of a delivery has its state when at hand. Runs until
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             await self._existing(table_id)
             await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 

@@ -122,7 +122,7 @@ async def _table() -> Played:
     """A played table on the embedded store (see tests/fair/game.py)."""
     clock = FakeClock()
     service = TableService(open_store(None), clock=clock, namespace="fairjs:",
-                           think_seconds=0.0, poll_seconds=0.01, rescan_seconds=0.05)  # fmt: skip
+                           think_seconds=0.0, poll_seconds=0.01)  # fmt: skip
     users = make_users(3)
     table_id = await seated_table(service, users)
     await service.set_client_seed(users[0], table_id, "alice-seed")

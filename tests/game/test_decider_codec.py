@@ -17,7 +17,7 @@ from tests.game.tablekit import table_with
 SAMPLES: list[ev.TableEvent] = [
     ev.TableCreated(table_id="t", settings=TableSettings(ante=2), created_by=1, created_at=5.0),
     ev.PlayerSeated(user_id=1, name="Ann", seat=0, buy_in=50, transfer_id="x"),
-    ev.PlayerLeft(user_id=1, seat=0, cashed_out=40, transfer_id="y"),
+    ev.PlayerLeft(user_id=1, seat=0, cashed_out=40, transfer_id="y", at=7.5),
     ev.HandStarted(number=1, dealer=0, participants=(1, 0), commitment="c" * 64, seed="0" * 64),
     ev.AntesPaid(ante=2, seats=(1, 0), pot=4),
     ev.CardsDealt(deal=1, cards={1: ("7c", "8d", "9h"), 0: ("Ts", "Jc", "Qd")}),
@@ -47,6 +47,7 @@ SAMPLES: list[ev.TableEvent] = [
     ),
     ev.PlayerSatOut(seat=1, user_id=2),
     ev.PlayerReturned(seat=1, user_id=2),
+    ev.TableClosed(reason="idle", idle_seconds=86400.0),
     ev.SeedDrawn(commitment="e" * 64, seed="2" * 64),
     ev.ClientSeedSet(seat=1, user_id=2, client_seed="my-seed_01"),
     ev.CardsDealt(

@@ -170,7 +170,7 @@ async def test_events_and_views_are_projected(services: Factory, clock: FakeCloc
     assert later_version == version and later == []
     spectator = await service.view(None, table_id)
     assert all(seat["cards"] is None for seat in spectator["seats"])
-    listed = {t["table_id"]: t for t in await service.list_tables()}
+    listed = {t["table_id"]: t for t in (await service.list_tables())["tables"]}
     assert listed[table_id]["seated"] == 2 and listed[table_id]["ante"] == 10
     # named by its host (the creator, seated) with its stakes, never by its id
     assert listed[table_id] | {"table_id": None} == {

@@ -73,3 +73,22 @@ async def test_function_library_is_on_every_primary(
             assert len(await client.function_list(library=f"svara_events_{TAG}")) == 1
         finally:
             await client.aclose()
+
+
+async def test_only_streams_in_an_index_shard_carry_index_entries(make_store: MakeStore) -> None:
+    """An index entry must live in its stream's slot (one atomic function call), so on a
+    Cluster only streams in one of the 64 index slots may carry one; the others are refused
+    before anything is written."""
+    from events.store.base import IndexOp
+    from events.store.keys import cluster_shards, stream_slot
+
+    store = make_store()
+    names = [new_stream() for _ in range(2000)]
+    indexable = [s for s in names if store.indexable(s)]
+    assert all(stream_slot(s) in cluster_shards() for s in indexable)
+    assert 0 < len(indexable) < 40  # about 64 / 16384 of them
+    other = next(s for s in names if not store.indexable(s))
+    with pytest.raises(ValueError):
+        await store.append(other, [b"x"], expected_version=0, index=[IndexOp("ix", "m", 1.0)])
+    assert await store.version(other) == 0
+    assert (await store.append(other, [b"x"], expected_version=0)).status == "appended"
