@@ -61,7 +61,8 @@ async def test_the_lobby_lists_open_tables_in_pages_with_their_summary(
     assert row == {
         "table_id": playing, "ante": 10, "max_seats": 3, "seated": 2, "seats_free": 1,
         "phase": "blind", "created_by": users[0].id, "turn_seconds": 30,
-        "min_buy_in": 100, "max_buy_in": 1000,
+        "min_buy_in": 100, "max_buy_in": 1000, "host": users[0].name, "practice": False,
+        "bet_unit": 10,
     }
     assert {r["phase"] for r in rows if r["table_id"] != playing} == {"waiting"}
     with pytest.raises(ServiceError) as bad:
