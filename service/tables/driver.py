@@ -18,6 +18,7 @@ import heapq
 import logging
 from collections.abc import Awaitable, Callable
 
+from service import metrics
 from service.game.commands import Tick
 from service.game.errors import GameError
 from service.game.state import TableState
@@ -196,8 +197,12 @@ class Driver:
                 )
             except GameError as error:
                 if error.code != "not_due":
-                    log.warning("tick at %s refused: %s", table_id, error)
+                    log.warning("tick at %s refused: %s", table_id, error, extra={
+                        "table": table_id, "version": loaded.version})
             else:
+                if outcome.status == "appended":  # late by: deadline -> Tick written
+                    metrics.timer_fired.inc()
+                    metrics.timer_lag.observe(max(0.0, self.clock() - deadline))
                 if outcome.status == "appended" and outcome.state is not None:
                     # Planned from the state the append produced: no second read.
                     self.notice(table_id, outcome.version, outcome.state, force=True)
@@ -249,7 +254,8 @@ class Driver:
             async with self._limit:
                 await self.fire(table_id)
         except Exception:
-            log.exception("driver failed at table %s; retrying later", table_id)
+            log.exception("driver failed at table %s; retrying later", table_id,
+                          extra={"table": table_id})
             plan = self._plans.get(table_id)
             if plan is not None:
                 retry_at = self.clock() + 1.0
