@@ -135,7 +135,7 @@ class _Session:
             status = known[0] if known else 500
             code = {404: CLOSE_NOT_FOUND, 429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
             message = known[2] if known else "internal error"
-            _closed_with(code, self.table_id, message)
+            _closed_with(code, self.table_id, message, exc)
             await self.ws.close(code=code, message=message.encode()[:120])
             return False
         await _send(self.ws, {"type": "ready", "version": view["version"]})
@@ -226,11 +226,13 @@ class _Session:
             if known is None:
                 log.exception("event feed failed")
             code = CLOSE_NOT_FOUND if known and known[0] == 404 else CLOSE_ERROR
-            await self._close_soon(code, known[2] if known else "event feed failed")
+            await self._close_soon(code, known[2] if known else "event feed failed", exc)
 
-    async def _close_soon(self, code: int, reason: str) -> None:
+    async def _close_soon(
+        self, code: int, reason: str, error: BaseException | None = None
+    ) -> None:
         """Close without waiting on a socket that may be the very thing that is stuck."""
-        _closed_with(code, self.table_id, reason)
+        _closed_with(code, self.table_id, reason, error)
         for task in self.feed:
             if task is not asyncio.current_task():
                 task.cancel()
@@ -238,11 +240,17 @@ class _Session:
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 1.0)
 
 
-def _closed_with(code: int, table_id: str, reason: str) -> None:
-    """Count a close with an error code; 1011 (the server's fault) also gets a log line."""
+def _closed_with(
+    code: int, table_id: str, reason: str, error: BaseException | None = None
+) -> None:
+    """Count a close with an error code; 1011 (the server's fault) also gets a log line that
+    says why (the error under the client-facing reason, when there is one)."""
     metrics.websocket_closes.labels(str(code)).inc()
     if code == CLOSE_ERROR:
-        log.warning("closing a socket with 1011: %s", reason, extra={"table": table_id})
+        cause = error.__cause__ if error is not None and error.__cause__ else error
+        log.warning("closing a socket with 1011: %s%s", reason,
+                    f" ({type(cause).__name__}: {cause})" if cause is not None else "",
+                    extra={"table": table_id})
 
 
 def _header(length: int) -> bytes:
