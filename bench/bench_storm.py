@@ -193,6 +193,7 @@ class Storm:
     def __init__(self, host: str, port: int) -> None:
         self.host, self.port = host, port
         self.protocols: dict[int, WsProtocol] = {}
+        self.reconnects: set[asyncio.Future[None]] = set()
 
     async def connect(self, w: Watcher, *, retry_until: float) -> None:
         """Connect and resume; on refusal try again every 0.2 s until back or `retry_until`."""
@@ -229,12 +230,14 @@ class Storm:
             await asyncio.sleep(0.2)
 
     def _later(self, w: Watcher, done: asyncio.Future[str]) -> None:
-        """A socket that was back and then closed by the server (not by us)."""
+        """A socket that was back and then closed or reset by the server (not by us): counted,
+        and it reconnects and resumes, as the web app does."""
         if done.cancelled():
             return  # dropped by us (the storm)
-        why = done.result()
-        if why.startswith("closed") and not why.endswith("1000"):
-            w.refused(f"later {why}")
+        w.refused(f"later {done.result()}")
+        task = asyncio.ensure_future(self.connect(w, retry_until=time.perf_counter() + 60))
+        self.reconnects.add(task)
+        task.add_done_callback(self.reconnects.discard)
 
     def drop_all(self) -> None:
         for proto in self.protocols.values():
@@ -388,8 +391,8 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                 if all(w.last >= finals[w.table] for w in watchers):
                     break
                 await asyncio.sleep(0.1)
-            result["lost"] = sum(w.lost for w in watchers) + sum(
-                max(0, finals[w.table] - w.last) for w in watchers)
+            result["lost"] = sum(w.lost for w in watchers)  # gaps in what a socket got
+            result["behind"] = sum(1 for w in watchers if w.last < finals[w.table])
             result["repeated"] = sum(w.repeated for w in watchers)
             result["events_per_socket"] = sum(w.last for w in watchers) / len(watchers)
             result["later_closed"] = sum(1 for w in watchers
@@ -442,7 +445,8 @@ def report(r: JSON) -> str:
         f"back at the first try: {r['first_try']} of {r['sockets']}",
         f"- turned away: {turned} {r['turned_away'] or ''}; closed later: {r['later_closed']}",
         f"- events lost: {r['lost']}, repeated: {r['repeated']} "
-        f"({r['events_per_socket']:.1f} events per socket)",
+        f"({r['events_per_socket']:.1f} events per socket; sockets behind their table's "
+        f"final version 10 s after play stopped: {r['behind']})",
         f"- action -> other players' sockets, p50 / p99: before {lat(r['before'])}; "
         f"during {lat(r['during'])}; after {lat(r['after'])}",
         f"- RSS MB: {', '.join(f'{k} {v:.0f}' for k, v in r['rss'].items())}; "

@@ -55,6 +55,8 @@ def test_compose_config_resolves_the_topology() -> None:
     assert resolved.count("BOT_TOKEN: 123:abc") == 2
     assert resolved.count("PUBLIC_URL: https://svara.example") == 2
     assert resolved.count("LOG_FORMAT: json") == 2
+    # Both replicas serve the webhook: the proxy sends Telegram's calls to either of them.
+    assert resolved.count("BOT_MODE: webhook") == 2
 
 
 def test_compose_config_refuses_a_broken_file(tmp_path: Path) -> None:

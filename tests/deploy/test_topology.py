@@ -1,8 +1,10 @@
 """The docker-compose topology with real parts and no Docker engine (issue 13, "The deploy,
-exercised"): Redis with `deploy/redis.conf`, two `svara serve` replicas, and Debian's nginx
-with `deploy/nginx.conf` filled in as the nginx image does. Players play a hand through nginx
-over HTTP and WebSocket; one replica is killed with SIGKILL; they reconnect through nginx,
-resume after their last version and play on, served by the other replica alone.
+exercised"): Redis with `deploy/redis.conf`, two `svara serve` replicas in webhook mode (the
+fake Bot API of tests/bot plays Telegram), and Debian's nginx with `deploy/nginx.conf` filled
+in as the nginx image does. Telegram's webhook calls reach both replicas through nginx and are
+answered; players play a hand through nginx over HTTP and WebSocket; one replica is killed
+with SIGKILL; they reconnect through nginx, resume after their last version and play on,
+served by the other replica alone.
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from service.bot.config import WEBHOOK_PATH
 from tests.api.game import TOKEN, chips_on_table, new_table, play, server_env, user_ids
 from tests.api.player import Player, check_feed
 from tests.api.procs import Server, free_port
+from tests.bot.fakeapi import FakeBotAPI, message_update
 from tests.deploy.nginx import Nginx
 from tests.store.servers import RedisServer
 from tests.store.servers import free_port as free_redis_port
@@ -47,15 +51,32 @@ async def test_hand_through_nginx_survives_a_killed_replica(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:
     redis = RedisServer(tmp_path / "redis", free_redis_port(), config=REDIS_CONF).start()
+    telegram = FakeBotAPI(TOKEN)
+    await telegram.start()
     namespace = f"deploy-{uuid.uuid4().hex[:8]}"
-    replicas = [Server(server_env(redis.url, namespace=namespace, LOG_FORMAT="json"))
-                for _ in range(2)]
+    public_port = free_port()
+    # As docker-compose.yml runs them: every replica in webhook mode behind the proxy.
+    env = server_env(redis.url, namespace=namespace, LOG_FORMAT="json", BOT_MODE="webhook",
+                     PUBLIC_URL=f"http://127.0.0.1:{public_port}",
+                     TELEGRAM_API_URL=telegram.url)
+    replicas = [Server(env) for _ in range(2)]
     proxy: Nginx | None = None
     try:
-        for replica in replicas:
-            replica.start()
-        proxy = Nginx(tmp_path / "nginx", free_port(),
+        for replica in replicas:  # in a thread: the fake Bot API answers from this loop
+            await asyncio.to_thread(replica.start)
+        proxy = Nginx(tmp_path / "nginx", public_port,
                       [f"127.0.0.1:{r.port}" for r in replicas]).start()
+
+        # Telegram's webhook calls go through the proxy to either replica; each answers.
+        hooks = [(await telegram.wait_for("setWebhook", within=10)).params]
+        assert hooks[0]["url"] == f"{proxy.url}{WEBHOOK_PATH}"
+        for user in (61, 62, 63, 64):
+            assert await telegram.deliver(message_update("/start", user_id=user)) == 200
+            await telegram.wait_for("sendMessage",
+                                    lambda c, u=user: str(c.params["chat_id"]) == str(u))
+        webhook_upstreams = {tried[-1] for _, tried, request in proxy.access()
+                             if WEBHOOK_PATH in request}
+        assert len(webhook_upstreams) == 2, proxy.access()
 
         # Metrics: on each replica's own port, never through the public side.
         assert await asyncio.to_thread(status_of, f"{proxy.url}/metrics") == 404
@@ -120,3 +141,4 @@ async def test_hand_through_nginx_survives_a_killed_replica(
         for replica in replicas:
             replica.kill()
         redis.kill9()
+        await telegram.stop()
