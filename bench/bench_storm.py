@@ -33,6 +33,7 @@ import os
 import random
 import resource
 import secrets
+import subprocess
 import sys
 import time
 import uuid
@@ -257,6 +258,17 @@ def reasons(watchers: list[Watcher]) -> dict[str, int]:
     return out
 
 
+def listen_overflows() -> int:
+    """The kernel's count of connections dropped because an accept queue was full (the whole
+    machine: TcpExtListenOverflows)."""
+    lines = Path("/proc/net/netstat").read_text().splitlines()
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
+        if names.startswith("TcpExt:"):
+            fields = dict(zip(names.split()[1:], values.split()[1:], strict=True))
+            return int(fields.get("ListenOverflows", 0))
+    return 0
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -350,6 +362,13 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
             play = asyncio.gather(*(loop(during, lambda: not storm_done.is_set())
                                     for loop in loops))
             await asyncio.sleep(0.5)
+            spy = None
+            if args.py_spy:  # the server's stacks during the storm, as collapsed stacks
+                spy = subprocess.Popen(["py-spy", "record", "--pid", str(proc.pid), "--duration",  # noqa: ASYNC220
+                                        "4", "--rate", "200", "--format", "raw", "--output",
+                                        f"{args.py_spy}-{sockets}.txt"],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            overflows = listen_overflows()
             t0 = time.perf_counter()
             storm.drop_all()
 
@@ -360,6 +379,9 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
 
             await asyncio.gather(*(back(w) for w in watchers))
             all_back = time.perf_counter() - t0
+            result["listen_overflows"] = listen_overflows() - overflows
+            if spy is not None:
+                await asyncio.to_thread(spy.wait)
             await asyncio.sleep(max(0.0, args.phase - (time.perf_counter() - t0)))
             storm_done.set()
             await play
@@ -443,7 +465,8 @@ def report(r: JSON) -> str:
         f"- storm: every socket back in {r['back_max_s']:.2f} s (p50 {r['back_p50_s']:.2f}, "
         f"p99 {r['back_p99_s']:.2f}; each socket's own reconnect p99 {r['own_p99_s']:.2f} s); "
         f"back at the first try: {r['first_try']} of {r['sockets']}",
-        f"- turned away: {turned} {r['turned_away'] or ''}; closed later: {r['later_closed']}",
+        f"- turned away: {turned} {r['turned_away'] or ''}; closed later: {r['later_closed']};"
+        f" listen queue overflows (kernel, whole machine): {r['listen_overflows']}",
         f"- events lost: {r['lost']}, repeated: {r['repeated']} "
         f"({r['events_per_socket']:.1f} events per socket; sockets behind their table's "
         f"final version 10 s after play stopped: {r['behind']})",
@@ -468,6 +491,8 @@ def main() -> int:
     parser.add_argument("--phase", type=float, default=8.0, help="seconds per phase")
     parser.add_argument("--port", type=int, default=8731)
     parser.add_argument("--backlog", type=int, default=0, help="LISTEN_BACKLOG (0: default)")
+    parser.add_argument("--py-spy", default="",
+                        help="record the server with py-spy for 4 s from the drop to PREFIX-N.txt")
     parser.add_argument("--redis-url",
                         default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     args = parser.parse_args()
