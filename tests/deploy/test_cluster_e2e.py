@@ -1,6 +1,6 @@
 """The whole service on Redis Cluster (issue 13): two `svara serve` processes on a local
-3-primary cluster with a replica each play hands at several tables whose streams lie on every
-primary; mid-play one primary is failed over to its replica (`CLUSTER FAILOVER`, as an operator
+3-primary cluster with a replica each play hands at eight tables whose streams spread over the
+primaries; mid-play one primary is failed over to its replica (`CLUSTER FAILOVER`, as an operator
 does for maintenance). Afterwards every hand audits and every chip is accounted for.
 """
 
@@ -11,7 +11,8 @@ import random
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import aiohttp
 import pytest
@@ -25,8 +26,26 @@ from tests.store.servers import RedisServer, start_cluster
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 GRANT = 1000
 BUY_IN = 300
-TABLES = 6
-HANDS = 6
+TABLES = 8
+JSON = dict[str, Any]
+
+
+class PatientPlayer(Player):
+    """Answers 503 as a client should: the same request again shortly (an action keeps its
+    action_id, so a retry can never act twice). The store rides out a failover itself; a
+    rare 503 can still reach a client while the cluster settles, and is counted."""
+
+    retried = 0
+
+    async def call(self, method: str, path: str, body: Any = None,
+                   raw: bytes | None = None) -> tuple[int, Any]:
+        for _ in range(3):
+            status, data = await super().call(method, path, body, raw)
+            if status != 503:
+                break
+            PatientPlayer.retried += 1
+            await asyncio.sleep(0.2)
+        return status, data
 
 
 @pytest.fixture(scope="module")
@@ -66,13 +85,18 @@ def slot_owners(nodes: list[RedisServer]) -> dict[int, int]:
 
 
 def replica_of(nodes: list[RedisServer], primary_port: int) -> int:
-    lines = cli(primary_port, "cluster", "nodes").splitlines()
-    primary_id = next(line.split()[0] for line in lines if "myself" in line.split()[2])
-    return next(
-        int(line.split()[1].split("@")[0].rsplit(":", 1)[1])
-        for line in lines
-        if "slave" in line.split()[2] and line.split()[3] == primary_id
-    )
+    """The port of a replica of the primary on `primary_port` (the cluster's gossip may take
+    a moment to show it everywhere: asked of every node, for up to 10 s)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for node in nodes:
+            lines = [line.split() for line in cli(node.port, "cluster", "nodes").splitlines()]
+            ids = [f[0] for f in lines if f[1].split("@")[0].endswith(f":{primary_port}")]
+            for f in lines:
+                if ids and "slave" in f[2] and f[3] == ids[0] and "fail" not in f[2]:
+                    return int(f[1].split("@")[0].rsplit(":", 1)[1])
+        time.sleep(0.1)
+    raise AssertionError(f"no replica of {primary_port}")
 
 
 def fail_over(nodes: list[RedisServer], replica_port: int) -> None:
@@ -88,14 +112,13 @@ def fail_over(nodes: list[RedisServer], replica_port: int) -> None:
     raise AssertionError(f"replica {replica_port} was not promoted")
 
 
-async def play_on(players: list[Player], table: str, hands: int, seed: int) -> None:
+async def play_on(players: list[Player], table: str, seed: int,
+                  done: Callable[[JSON], bool]) -> None:
     rng = random.Random(seed)
     total = len(players) * BUY_IN
-    async with asyncio.timeout(120):
-        while True:
-            view = await step(players, table, rng, total)
-            if hands_done(view) >= hands:
-                return
+    async with asyncio.timeout(180):
+        while not done(await step(players, table, rng, total)):
+            pass
 
 
 async def test_two_servers_on_a_cluster_with_a_failover(
@@ -110,7 +133,7 @@ async def test_two_servers_on_a_cluster_with_a_failover(
         tables: list[str] = []
         for t in range(TABLES):
             ids = user_ids(3)
-            players = [Player(session, servers[(t + i) % 2].url, u, TOKEN)
+            players: list[Player] = [PatientPlayer(session, servers[(t + i) % 2].url, u, TOKEN)
                        for i, u in enumerate(ids)]
             tables.append(await new_table(players[0], players, buy_in=BUY_IN, turn_seconds=60,
                                           next_hand_seconds=0))
@@ -122,21 +145,33 @@ async def test_two_servers_on_a_cluster_with_a_failover(
         victim = owners[key_slot(f"svara:{{{namespace}:table:{tables[0]}}}:events".encode())]
 
         feeds = [await p.listen(t) for t, ps in zip(tables, seats, strict=True) for p in ps]
-        await asyncio.gather(*(play_on(ps, t, 1, seed=i)
+        await asyncio.gather(*(play_on(ps, t, i, lambda v: hands_done(v) >= 1)
                                for i, (t, ps) in enumerate(zip(tables, seats, strict=True))))
 
-        # Table 0's primary hands over to its replica while every table plays on.
-        playing = [asyncio.create_task(play_on(ps, t, HANDS, seed=10 + i))
+        # Table 0's primary hands over to its replica while every table plays on: each table
+        # plays two more hands after the failover has completed.
+        failed_over = asyncio.Event()
+        at_failover: dict[str, int] = {}
+
+        def two_more(table: str) -> Callable[[JSON], bool]:
+            def done(view: JSON) -> bool:
+                if not failed_over.is_set():
+                    return False
+                return hands_done(view) >= at_failover.setdefault(table, hands_done(view)) + 2
+            return done
+
+        playing = [asyncio.create_task(play_on(ps, t, 10 + i, two_more(t)))
                    for i, (t, ps) in enumerate(zip(tables, seats, strict=True))]
         first = seats[0][0].feed
         assert first is not None
         await first.wait_until(
             lambda e: e["type"] == "hand_started" and e["data"].get("number") == 3, within=60)
-        at_failover = first.version
+        version_at_failover = first.version
         await asyncio.to_thread(fail_over, cluster, replica_of(cluster, victim))
-        assert not all(task.done() for task in playing), "the play ended before the failover"
+        failed_over.set()
         await asyncio.gather(*playing)
-        assert first.version > at_failover  # table 0 went on after its primary changed
+        assert first.version > version_at_failover  # table 0 went on after its primary changed
+        assert PatientPlayer.retried <= 5, PatientPlayer.retried
 
         for t, ps in zip(tables, seats, strict=True):
             view = await ps[0].view(t)
