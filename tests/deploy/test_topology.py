@@ -47,6 +47,20 @@ def status_of(url: str) -> int:
         return int(exc.code)
 
 
+async def logged_so_far(proxy: Nginx) -> list[tuple[int, list[str], str]]:
+    """nginx's access log up to now. A line is written once its response has gone out, so a
+    client can read the log before its last request's line: a marker request is logged after
+    every request that finished before it (one worker)."""
+    marker = f"/api/health?marker={uuid.uuid4().hex}"
+    assert await asyncio.to_thread(status_of, f"{proxy.url}{marker}") == 200
+    for _ in range(250):  # a file, not an event: looked at every 20 ms, for 5 s at most
+        lines = proxy.access()
+        if any(marker in request for _, _, request in lines):
+            return lines
+        await asyncio.sleep(0.02)
+    raise AssertionError("nginx did not log the marker request")
+
+
 async def test_hand_through_nginx_survives_a_killed_replica(
     tmp_path: Path, session: aiohttp.ClientSession
 ) -> None:
@@ -90,7 +104,7 @@ async def test_hand_through_nginx_survives_a_killed_replica(
         await play(players, table, hands=1, seed=21)
         version = (await players[0].view(table))["version"]
         await asyncio.gather(*(f.wait_for(version) for f in feeds))
-        before = proxy.access()
+        before = await logged_so_far(proxy)
         addresses = [f"127.0.0.1:{r.port}" for r in replicas]
         assert {u for _, tried, _ in before for u in tried} == {"-", *addresses}  # "-": /metrics
 
