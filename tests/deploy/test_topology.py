@@ -77,7 +77,7 @@ async def test_hand_through_nginx_survives_a_killed_replica(
     proxy: Nginx | None = None
     try:
         for replica in replicas:  # in a thread: the fake Bot API answers from this loop
-            await asyncio.to_thread(replica.start)
+            await asyncio.to_thread(replica.start, 60.0)  # a deadline, not a wait: busy CI
         proxy = Nginx(tmp_path / "nginx", public_port,
                       [f"127.0.0.1:{r.port}" for r in replicas]).start()
 
