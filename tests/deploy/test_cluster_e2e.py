@@ -126,7 +126,7 @@ async def test_two_servers_on_a_cluster_with_a_failover(
 ) -> None:
     namespace = f"cluster-{uuid.uuid4().hex[:8]}"
     url = f"redis+cluster://127.0.0.1:{cluster[0].port}"
-    servers = [Server(server_env(url, namespace=namespace)).start() for _ in range(2)]
+    servers = [Server(server_env(url, namespace=namespace)).start(60.0) for _ in range(2)]
     try:
         # Each table: three players, two on one server and one on the other.
         seats: list[list[Player]] = []
