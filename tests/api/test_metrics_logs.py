@@ -40,6 +40,17 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
+async def delete_namespace(redis_url: str, namespace: str) -> None:
+    """The shared Redis keeps nothing of this test's namespace."""
+    client = Redis.from_url(redis_url)
+    try:
+        keys = [k async for k in client.scan_iter(match=f"svara:{{{namespace}:*")]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
 def scrape(url: str) -> dict[str, list[tuple[str, dict[str, str], float]]]:
     """family name -> [(sample name, labels, value)], parsed by prometheus_client."""
     with urllib.request.urlopen(f"{url}/metrics", timeout=5) as resp:
@@ -74,7 +85,8 @@ def finite_buckets(samples: list[tuple[str, dict[str, str], float]], **labels: s
 async def test_metrics_and_json_logs_after_a_hand(
     redis_url: str, session: aiohttp.ClientSession
 ) -> None:
-    server = Server(server_env(redis_url, LOG_FORMAT="json", LOG_LEVEL="DEBUG")).start()
+    env = server_env(redis_url, LOG_FORMAT="json", LOG_LEVEL="DEBUG")
+    server = Server(env).start()
     players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
     try:
         table = await new_table(players[0], players, buy_in=1000, next_hand_seconds=1)
@@ -117,6 +129,7 @@ async def test_metrics_and_json_logs_after_a_hand(
         await asyncio.sleep(0)
     finally:
         assert server.stop() == 0, server.output()[-3000:]
+        await delete_namespace(redis_url, env["SVARA_NAMESPACE"])
 
     # The logs: every line one JSON object; appends carry table, version and action id.
     lines = [line for line in server.output().splitlines() if line.strip()]
@@ -143,7 +156,7 @@ async def test_version_conflict_is_counted(redis_url: str, unique: str) -> None:
     """Two services on one table: the one whose cached state is stale gets a conflict on its
     append (counted), decides again on the newer state and succeeds."""
     stores = [open_store(redis_url), open_store(redis_url)]
-    a, b = (TableService(s, namespace=f"metrics-{unique}") for s in stores)
+    a, b = (TableService(s, namespace=f"metrics-{unique}:") for s in stores)
     users = [User(id=u, name=f"P{u}") for u in user_ids(3)]
     try:
         table = await a.create_table(users[0], validated(TableSettings(ante=10,
@@ -166,11 +179,7 @@ async def test_version_conflict_is_counted(redis_url: str, unique: str) -> None:
     finally:
         for s in stores:
             await s.close()
-        client = Redis.from_url(redis_url)
-        keys = [k async for k in client.scan_iter(match=f"*metrics-{unique}*")]
-        if keys:
-            await client.delete(*keys)
-        await client.aclose()
+        await delete_namespace(redis_url, f"metrics-{unique}")
 
 
 def test_redactor_blanks_secrets_in_both_formats() -> None:
