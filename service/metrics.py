@@ -132,7 +132,7 @@ _OTHER: Final = "other"
 
 def observe_action(type_: object, outcome: str, seconds: float) -> None:
     """One action: its type (bounded to the known ones), outcome and service time."""
-    key = (type_ if type_ in _KNOWN_TYPES else _OTHER, outcome)
+    key = (type_ if isinstance(type_, str) and type_ in _KNOWN_TYPES else _OTHER, outcome)
     _ACTION_CHILDREN[key].inc()
     _ACTION_SECONDS[outcome].observe(seconds)
 
