@@ -223,3 +223,14 @@ def test_log_format_and_backlog_are_checked_at_start() -> None:
     for env in ({"LOG_FORMAT": "xml"}, {"LISTEN_BACKLOG": "0"}, {"LISTEN_BACKLOG": "many"}):
         with pytest.raises(ConfigError):
             Config.from_env(env)
+
+
+def test_action_labels_stay_bounded() -> None:
+    """Whatever `type` a client sends, the counter's labels are the known types or `other`."""
+    other = metrics.actions.labels("other", "refused")
+    before = other._value.get()
+    for bogus in ("drop_table", ["look"], None, "x" * 500):
+        metrics.observe_action(bogus, "refused", 0.001)
+    assert other._value.get() == before + 4
+    labels = {s.labels["type"] for s in metrics.actions.collect()[0].samples}
+    assert labels <= {*metrics.ACTION_TYPES}
