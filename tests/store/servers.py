@@ -79,12 +79,23 @@ class RedisServer:
                     timeout=2,
                     check=False,
                 )
-                if b"PONG" in out.stdout:
+                if b"PONG" in out.stdout and self._answering_is_mine():
                     return
             except subprocess.TimeoutExpired:
                 pass
             time.sleep(0.05)
         raise RuntimeError(f"redis-server on {self.port} did not become ready")
+
+    def _answering_is_mine(self) -> bool:
+        """The server on our port is our process, not one that another test run (the machine
+        is shared; the port was free when picked) started there first: then ours fails to
+        bind and exits, and `_wait_ready` says so instead of handing out the wrong server."""
+        assert self.proc is not None
+        info = subprocess.run(
+            ["redis-cli", "-p", str(self.port), "info", "server"],
+            capture_output=True, timeout=2, check=False,
+        ).stdout
+        return f"process_id:{self.proc.pid}\r".encode() in info
 
     def kill9(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
