@@ -88,9 +88,9 @@ async def test_hand_through_nginx_survives_a_killed_replica(
             assert await telegram.deliver(message_update("/start", user_id=user)) == 200
             await telegram.wait_for("sendMessage",
                                     lambda c, u=user: str(c.params["chat_id"]) == str(u))
-        webhook_upstreams = {tried[-1] for _, tried, request in proxy.access()
-                             if WEBHOOK_PATH in request}
-        assert len(webhook_upstreams) == 2, proxy.access()
+        logged = await logged_so_far(proxy)
+        webhook_upstreams = {tried[-1] for _, tried, request in logged if WEBHOOK_PATH in request}
+        assert len(webhook_upstreams) == 2, logged
 
         # Metrics: on each replica's own port, never through the public side.
         assert await asyncio.to_thread(status_of, f"{proxy.url}/metrics") == 404
@@ -139,7 +139,7 @@ async def test_hand_through_nginx_survives_a_killed_replica(
         assert sum(balances) == 3 * GRANT, balances
         # After the kill: requests nginx sent to the dead replica were passed to the survivor
         # (refused connect, then the next upstream); nothing was answered 502.
-        after = proxy.access()[len(before):]
+        after = (await logged_so_far(proxy))[len(before):]
         assert any(tried == addresses for _, tried, _ in after), after[:10]
         # (WebSockets are logged when they close: the ones opened before the kill show up here
         # too, on either replica; the three opened after it are on the survivor.)
