@@ -66,6 +66,7 @@ FN_INDEX = f"svara_index_{TAG}"
 PAGE = 5000  # entries per XRANGE: big enough for speed, small enough not to stall Redis
 FIRST_PAGE = 500  # read_pages: a small first page, so folding starts (and overlaps) sooner
 _HEAD_CACHE_LIMIT = 50_000
+CLUSTER_SETTLE = 0.1  # seconds between tries on a Cluster whose connection dropped
 _UNKNOWN_HASH = "?"  # never equals a stored hash: makes the function answer `rehash`
 
 _UNAVAILABLE = (
@@ -103,6 +104,20 @@ def _glob_escape(text: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
+def _reset_under_us(exc: Exception) -> rexc.ConnectionError:
+    """redis-py 8.1's cluster client, when a connection error makes it reset a node's pool
+    (a failover closes the old primary's connections), can hand another command a connection
+    it is closing at that moment: the command fails with AttributeError (`'NoneType' object
+    has no attribute 'writelines'`) or RuntimeError (uvloop: `the handler is closed`) instead
+    of a ConnectionError. On a Cluster both are taken for what they are, a dropped
+    connection, and retried like one (tests/deploy/test_cluster_e2e.py met them about one
+    run in five)."""
+    return rexc.ConnectionError(f"connection reset under the command: {exc!r}")
+
+
+_CLUSTER_RACE = (AttributeError, RuntimeError)
+
+
 def _discard(pending: asyncio.Future[Any]) -> None:
     """Drop a prefetch nobody will read (the consumer stopped early or failed)."""
     if pending.done():
@@ -132,7 +147,7 @@ class RedisEventStore:
     ) -> None:
         self._client = client
         # Index shards: slot -> shard tag on a Cluster; one shard (slot None) elsewhere.
-        self._cluster = cluster
+        self._cluster = cluster or isinstance(client, RedisCluster)
         self._shards: dict[int | None, str] = {None: SINGLE_SHARD_TAG}
         if cluster:
             self._shards = {slot: tag for slot, tag in cluster_shards().items()}
@@ -196,7 +211,18 @@ class RedisEventStore:
                 args += (data, h)
             if tail:
                 args += tail
-            reply = await self._fcall(FN_APPEND, fkeys, args)
+            try:
+                reply = await self._fcall(FN_APPEND, fkeys, args)
+            except StoreUnavailable as exc:
+                # On a Cluster a failover closes the old primary's connections: the client
+                # reads the slot map again and one more try reaches the new primary. Safe with
+                # an action_id (a first attempt that landed answers `duplicate`); not after a
+                # timeout (a second wait would only double it). One server: the caller retries.
+                if (not self._cluster or action_id is None
+                        or isinstance(exc.__cause__, TimeoutError | rexc.TimeoutError)):
+                    raise
+                await asyncio.sleep(CLUSTER_SETTLE)
+                reply = await self._fcall(FN_APPEND, fkeys, args)
             status = reply[0].decode()
             version = int(reply[1])
             if status == "appended":
@@ -564,8 +590,11 @@ class RedisEventStore:
                         self._prefixes[(name, *keys)] = prefix
                     count = 3 + len(keys) + len(args)
                     return await self._pipe.call(b"*%d\r\n%b%b" % (count, prefix, pack_args(args)))
+                client = self._client
                 async with self._connection_slot():
-                    return await self._client.fcall(name, len(keys), *keys, *args)
+                    if isinstance(client, RedisCluster):
+                        return await self._cluster_fcall(client, name, keys, args)
+                    return await client.fcall(name, len(keys), *keys, *args)
             except _UNAVAILABLE as exc:  # unavailable_as_typed(), inline: the hot path (and
                 # first: some of these are ResponseErrors too)
                 raise StoreUnavailable(f"event store unreachable: {exc}") from exc
@@ -577,21 +606,52 @@ class RedisEventStore:
                 raise
         raise AssertionError("unreachable")
 
+    @staticmethod
+    async def _cluster_fcall(
+        client: RedisCluster, name: str, keys: list[str], args: list[Any]
+    ) -> Any:
+        """FCALL sent straight to the primary that owns the keys' slot.
+
+        Left to itself redis-py asks a node `COMMAND GETKEYS` before every FCALL (its keys
+        are "movable"): one more round trip per append, to whichever node the parser holds,
+        which after a failover is the demoted primary that closes the connection (an append
+        then failed with 503). `initialize()` is a no-op unless a connection error asked for
+        a new slot map; a MOVED reply is still followed by redis-py."""
+        await client.initialize()
+        node = client.get_node_from_key(keys[0])
+        try:
+            return await client.execute_command("FCALL", name, len(keys), *keys, *args,
+                                                target_nodes=node)
+        except _CLUSTER_RACE as exc:
+            raise _reset_under_us(exc) from exc
+
     async def _read_op(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable."""
+        """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable.
+        On a Cluster twice, `CLUSTER_SETTLE` apart: while a failover settles the first new
+        slot map may still name the old primary."""
         if self._gate is not None:
             async with self._connection_slot():
-                return await self._read_twice(op, *args)
-        return await self._read_twice(op, *args)
+                return await self._read_retrying(op, *args)
+        return await self._read_retrying(op, *args)
 
-    @staticmethod
-    async def _read_twice(op: Callable[..., Awaitable[T]], *args: Any) -> T:
-        try:
-            return await op(*args)
-        except _UNAVAILABLE:
-            pass
+    async def _read_retrying(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
+        for _ in range(2 if self._cluster else 1):
+            try:
+                return await op(*args)
+            except _UNAVAILABLE:
+                pass
+            except _CLUSTER_RACE:
+                if not self._cluster:
+                    raise
+            if self._cluster:
+                await asyncio.sleep(CLUSTER_SETTLE)
         with unavailable_as_typed():
-            return await op(*args)
+            try:
+                return await op(*args)
+            except _CLUSTER_RACE as exc:
+                if not self._cluster:
+                    raise
+                raise _reset_under_us(exc) from exc
 
     @contextlib.asynccontextmanager
     async def _connection_slot(self) -> AsyncIterator[None]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from service import metrics
 from service.api.auth import secret_key
 from service.api.config import Config
 from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
@@ -46,6 +47,12 @@ async def _web_app(request: web.Request) -> web.StreamResponse:
     raise web.HTTPNotFound()
 
 
+async def _metrics(_request: web.Request) -> web.Response:
+    """Prometheus text format (service/metrics.py). Not for the public: deploy/nginx.conf
+    refuses it, and Prometheus scrapes each replica's port directly (deploy/README.md)."""
+    return web.Response(body=metrics.exposition(), headers={"Content-Type": metrics.CONTENT_TYPE})
+
+
 def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app = web.Application(client_max_size=config.max_body_bytes)
     app[CONFIG] = config
@@ -57,6 +64,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
         tables = _own_service(app, config)
     app[TABLES] = tables
     add_routes(app, dev_mode=config.dev_mode)
+    app.router.add_get("/metrics", _metrics)  # before the web app's catch-all
     app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
     app.on_shutdown.append(close_all)
     if config.bot_enabled:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from time import perf_counter
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from events.store.base import StoreUnavailable
+from service import metrics
 from service.api.auth import AuthError
 from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
@@ -108,27 +110,38 @@ _HTTP_CODES = {
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def json_errors(handler: Handler) -> Handler:
+def json_errors(handler: Handler, *, timed: bool = True) -> Handler:
     """Wrap a route handler: every refusal becomes the JSON error format; real bugs are
     logged, not leaked. Per handler rather than as a middleware: an aiohttp middleware puts
     two more coroutine layers under every request, the action included (a few percent of
-    its CPU); `unmatched` answers what the router refuses before any handler runs."""
+    its CPU); `unmatched` answers what the router refuses before any handler runs.
+
+    With `timed` (not for WebSockets, which live for minutes) each request's time and status
+    go to `svara_http_request_duration_seconds` / `svara_http_responses_total`, through a
+    recorder bound to the handler's name once, here."""
+    record = metrics.request_observer(getattr(handler, "__name__", "handler")) if timed else None
 
     async def guarded(request: web.Request) -> web.StreamResponse:
+        started = perf_counter()
         try:
-            return await handler(request)
+            response = await handler(request)
         except web.HTTPException as exc:
             if exc.status < 400 or not request.path.startswith(("/api/", "/dev/")):
                 raise
             code = _HTTP_CODES.get(exc.status, "http_error")
-            return json_error(exc.status, code, exc.reason)
+            response = json_error(exc.status, code, exc.reason)
         except Exception as exc:
             known = classify(exc)
             if known is None:
-                log.exception("unhandled error on %s %s", request.method, request.path)
-                return json_error(500, "internal_error", "something went wrong on our side")
-            status, code, message, extra = known
-            return json_error(status, code, message, **extra)
+                log.exception("unhandled error on %s %s", request.method, request.path,
+                              extra={"table": request.match_info.get("table_id")})
+                response = json_error(500, "internal_error", "something went wrong on our side")
+            else:
+                status, code, message, extra = known
+                response = json_error(status, code, message, **extra)
+        if record is not None:
+            record(response.status, perf_counter() - started)
+        return response
 
     guarded.__name__ = getattr(handler, "__name__", "handler")
     guarded.__doc__ = handler.__doc__

@@ -186,8 +186,8 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     after every other route under /api/ and /dev/."""
     from service.api.ws import table_socket
 
-    def get(path: str, handler: Handler) -> None:
-        app.router.add_get(path, json_errors(handler))
+    def get(path: str, handler: Handler, *, timed: bool = True) -> None:
+        app.router.add_get(path, json_errors(handler, timed=timed))
 
     def post(path: str, handler: Handler) -> None:
         app.router.add_post(path, json_errors(handler))
@@ -209,7 +209,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
-    get(f"/api/tables/{TABLE_ID}/ws", table_socket)
+    get(f"/api/tables/{TABLE_ID}/ws", table_socket, timed=False)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

@@ -29,6 +29,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from events.store.base import EventStore, IndexOp
+from service import metrics
 from service.game.commands import Tick
 from service.game.errors import GameError
 from service.game.state import TableState
@@ -228,8 +229,12 @@ class Driver:
                 )
             except GameError as error:
                 if error.code != "not_due":
-                    log.warning("tick at %s refused: %s", table_id, error)
+                    log.warning("tick at %s refused: %s", table_id, error, extra={
+                        "table": table_id, "version": loaded.version})
             else:
+                if outcome.status == "appended":  # late by: deadline -> Tick written
+                    metrics.timer_fired.inc()
+                    metrics.timer_lag.observe(max(0.0, self.clock() - deadline))
                 if outcome.status == "appended" and outcome.state is not None:
                     # Planned from the state the append produced: no second read.
                     self.notice(table_id, outcome.version, outcome.state, force=True)
@@ -306,7 +311,7 @@ class Driver:
             retry_at = asyncio.get_running_loop().time() + self.retry_seconds
             self._not_before[table_id] = retry_at
             log.warning("driver failed at table %s (%s); retrying in %s s", table_id,
-                        _why(error), self.retry_seconds)
+                        _why(error), self.retry_seconds, extra={"table": table_id})
             # Retried whatever happened to the plan meanwhile (a plan is dropped when its
             # firing starts, so an outage used to lose it for good); the index entry is still
             # due too, for every replica.

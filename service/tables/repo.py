@@ -17,6 +17,7 @@ import msgspec
 from events.codec import decode_table_event, encode_table_event
 from events.store.base import EventStore, IndexOp, StoredEvent
 from events.table import HandSettled, TableEvent
+from service import metrics
 from service.game.commands import CreateTable, TableCommand
 from service.game.decider import evolve, step
 from service.game.errors import GameError
@@ -227,7 +228,11 @@ class TableRepo:
                     else ()
                 ),
             )
+            metrics.observe_append(result.status, len(events))
             if result.status == "appended":
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("appended %d event(s)", len(events), extra={
+                        "table": table_id, "version": result.version, "action_id": action_id})
                 state = decided
                 after = Loaded(result.version, state)
                 self._remember(table_id, after)
@@ -245,6 +250,9 @@ class TableRepo:
                 return Outcome("appended", result.version, state, events)
             if result.status == "duplicate":
                 return Outcome("duplicate", result.version)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("version conflict (attempt %d)", attempt + 1, extra={
+                    "table": table_id, "version": result.version, "action_id": action_id})
             if expected_version is not None:
                 raise conflict(result.version)
             if not retry:

@@ -23,6 +23,7 @@ from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.table import TableEvent
 from events.wallet import decode_wallet_event
+from service import metrics
 from service.game.commands import CreateTable, SetClientSeed, command_for_action
 from service.game.errors import GameError
 from service.game.settings import TableSettings, validated
@@ -523,6 +524,7 @@ class TableService:
         amount: int | None = None,
         expected_version: int | None = None,
     ) -> int:
+        started = time.perf_counter()
         try:  # service_errors(), inline: this is the hot path
             if not isinstance(action_id, str) or not 0 < len(action_id) <= MAX_ACTION_ID:
                 raise bad_request(f"action_id must be a string of 1 to {MAX_ACTION_ID} characters")
@@ -546,9 +548,20 @@ class TableService:
                 action_id=scoped,
                 expected_version=expected_version,
             )
-            return outcome.version
         except TRANSLATED as error:
-            raise as_service_error(error) from error
+            refusal = as_service_error(error)
+            metrics.observe_action(type, metrics.outcome_of_status(refusal.status),
+                                   time.perf_counter() - started)
+            raise refusal from error
+        except ServiceError as refusal:
+            metrics.observe_action(type, metrics.outcome_of_status(refusal.status),
+                                   time.perf_counter() - started)
+            raise
+        except Exception:
+            metrics.observe_action(type, "error", time.perf_counter() - started)
+            raise
+        metrics.observe_action(type, outcome.status, time.perf_counter() - started)
+        return outcome.version
 
     async def _bot_act(
         self, user_id: int, name: str, table_id: str, action_id: str, type: str, amount: int | None
