@@ -38,6 +38,8 @@ from tests.webapp.browser import Contexts, check_layout, snap
 from tests.webapp.player import Player
 from tests.webapp.server import Server
 from tests.webapp.tables import sit_down
+from tests.webapp.test_catalogs import catalog
+from tests.webapp.test_i18n import VISIBLE_TEXT_JS, check_language
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 
@@ -326,24 +328,39 @@ def _wrong_seed(data: dict[str, Any]) -> None:
     data["seeds"][0]["seed"] = "ab" * 32
 
 
-def _cases(v: dict[str, int]) -> dict[str, tuple[Change, dict[str, int]]]:
-    """Each tampering, and the checks (with versions) the page must name at least."""
+def _cases(v: dict[str, int], pinned: list[int]) -> dict[str, tuple[Change, dict[str, int]]]:
+    """Each tampering, and the checks (with versions) the page must name at least. A rewrite
+    that recomputes every hash from an event on contradicts the first hash the page kept
+    from there on (`pinned`: the versions whose hashes it kept)."""
     bet = v.get("called", v.get("raised"))
     assert bet is not None, v
     settled = v["hand_settled"]
+
+    def pin(version: int) -> int:
+        return min(p for p in pinned if p >= version)
+
     return {
         "changed amount": (edit(bet, _bump, rehash=False), {"chain": bet}),
         "changed amount, rehashed": (edit(bet, _bump, rehash=True),
-                                     {"chips": bet, "pins": settled}),
+                                     {"chips": bet, "pins": pin(bet)}),
         "swapped card, rehashed": (edit(v["cards_dealt"], _swap_cards, rehash=True),
                                    {"deck": v["cards_dealt"], "pins": v["cards_dealt"]}),
         "wrong seed, rehashed": (edit(settled, _wrong_seed, rehash=True),
                                  {"commitment": settled, "pins": settled}),
         "moved time": (move_time(v["looked"], -30.0), {"chain": v["looked"]}),
         "moved time, rehashed": (lambda es: rehashed(move_time(v["looked"], -30.0)(es),
-                                                     v["looked"]), {"pins": settled}),
+                                                     v["looked"]), {"pins": pin(v["looked"])}),
         "removed event": (remove(bet), {"chain": bet}),
     }
+
+
+async def pinned_versions(played: Played) -> list[int]:
+    """The versions whose hashes Ana's page kept (its localStorage)."""
+    kept = await played.ana.page.evaluate(
+        f"JSON.parse(localStorage['svara:pins:{played.table}'] || 'null')")
+    versions = [int(v) for v in kept["hashes"]]
+    assert kept["newest"]["version"] >= max(versions)
+    return sorted(versions)
 
 
 async def test_tampered_bytes_in_redis_are_named_by_the_page(
@@ -353,7 +370,7 @@ async def test_tampered_bytes_in_redis_are_named_by_the_page(
     original = await store.read(played.stream)
     versions = _versions(await played.export())
     try:
-        for name, (change, expected) in _cases(versions).items():
+        for name, (change, expected) in _cases(versions, await pinned_versions(played)).items():
             await tamper(store, played.stream, lambda _events: list(original))
             await tamper(store, played.stream, change)
             await page.goto(played.audit_url(redis_server.url))
@@ -377,12 +394,13 @@ async def test_tampered_bytes_in_redis_are_named_by_the_page(
                 assert await page.evaluate(TEXT_SIZES_JS, ".audit-screen") == []
                 await snap(page, shots, "audit-failed", full=True)
             if name == "wrong seed, rehashed":
-                # the deck rebuilt from the wrong seed does not give Ana the cards she saw
-                assert shown.get("yours") is not None and verdict["yours"] == ["false"], verdict
+                # deal 1's deck rebuilt from the wrong seed does not give Ana the cards she saw
+                assert shown.get("yours") == versions["cards_dealt"], verdict
+                assert verdict["yours"][0] == "false", verdict
             if name == "moved time, rehashed":
                 # A valid chain and nothing else changed: only what the page kept can tell. The
                 # server's own audit passes the rewrite, and the page says they disagree.
-                assert shown == {"pins": versions["hand_settled"]}, shown
+                assert shown == expected, shown
                 assert server == {"verified": "true", "agrees": "false"}, server
                 assert await page.is_visible("#disagree")
                 await snap(page, shots, "audit-disagree", dark=False, full=True)
@@ -390,3 +408,102 @@ async def test_tampered_bytes_in_redis_are_named_by_the_page(
         await tamper(store, played.stream, lambda _events: list(original))
     await page.goto(played.audit_url(redis_server.url))
     assert (await page_verdict(page))["verified"]
+
+
+async def test_what_the_page_kept_decides_the_pins_and_your_cards(
+    played: Played, redis_server: Server, browser: Contexts
+) -> None:
+    """Someone who did not play that hand has nothing kept to hold the file to (the page says
+    so, and verifies the rest); Ana's own cards are checked against the rebuilt deck: had the
+    game shown her other cards than the record's deck gives her seat, only that check fails
+    -- the server's audit cannot know what it showed her, so the two disagree."""
+    cleo = await Player.open(browser, redis_server.url, "Cleo Audit")
+    await cleo.page.goto(played.audit_url(redis_server.url))
+    verdict = await page_verdict(cleo.page)
+    assert verdict["verified"] and "yours" not in verdict["checks"], verdict
+    assert verdict["checks"]["pins"]["ok"] == "none"
+    assert catalog("en")["audit.nothing_kept"] in verdict["checks"]["pins"]["text"]
+
+    page = played.ana.page
+    key = f"svara:pins:{played.table}"
+    kept = await page.evaluate(f"JSON.parse(localStorage['{key}'])")
+    shown = kept["cards"][f"{played.hand}:1"]
+    other = next(c for c in ("Ah", "Kh", "Qh", "Jh") if c not in shown["cards"])
+    try:
+        await page.evaluate(
+            f"""(card) => {{ const r = JSON.parse(localStorage['{key}']);
+              r.cards['{played.hand}:1'].cards[0] = card;
+              localStorage['{key}'] = JSON.stringify(r); }}""", other)
+        await page.goto(played.audit_url(redis_server.url))
+        verdict = await page_verdict(page)
+        versions = _versions(await played.export())
+        assert failed(verdict) == {"yours": versions["cards_dealt"]}, verdict
+        assert verdict["yours"][0] == "false"
+        assert verdict["server"] == {"verified": "true", "agrees": "false"}
+    finally:
+        await page.evaluate(f"(r) => {{ localStorage['{key}'] = JSON.stringify(r); }}", kept)
+
+
+async def test_a_browser_without_webcrypto_says_it_cannot_check(
+    played: Played, redis_server: Server, browser: Contexts
+) -> None:
+    """(An http page that is not localhost has no crypto.subtle.) The page says it cannot
+    compute the checks, shows the server's verdict, and claims no disagreement."""
+    no_subtle = "Object.defineProperty(Crypto.prototype, 'subtle', {get: () => undefined});"
+    dana = await Player.open(browser, redis_server.url, "Dana Audit", init_script=no_subtle)
+    await dana.page.goto(played.audit_url(redis_server.url))
+    verdict = await page_verdict(dana.page)
+    assert not verdict["verified"] and verdict["checks"] == {}
+    assert await dana.page.inner_text("#audit-problem") == catalog("en")["audit.no_crypto"].replace(
+        "{api}", "WebCrypto")
+    assert verdict["server"] == {"verified": "true", "agrees": "null"}
+    assert not await dana.page.is_visible("#disagree")
+
+
+async def test_the_audit_in_russian_and_arabic(
+    played: Played, redis_server: Server, store: RedisEventStore, shots: Path
+) -> None:
+    page = played.ana.page
+    original = await store.read(played.stream)
+    versions = _versions(await played.export())
+    bet = versions.get("called", versions.get("raised"))
+    assert bet is not None
+    try:
+        for lang in ("ru", "ar"):
+            await page.evaluate("(lang) => window.svara.chooseLanguage(lang)", lang)
+            await page.wait_for_function(
+                "(lang) => document.documentElement.lang === lang", arg=lang)
+            await page.goto(played.audit_url(redis_server.url))
+            verdict = await page_verdict(page)
+            assert verdict["verified"]
+            words = catalog(lang)
+            assert await page.inner_text("#audit .verdict-head") == words["audit.verified"]
+            assert await page.inner_text("#audit li[data-check=chain] .check-name") == words[
+                "audit.check.chain"]
+            check_language(lang, await page.evaluate(VISIBLE_TEXT_JS), "audit")
+            assert await page.evaluate("document.documentElement.dir") == (
+                "rtl" if lang == "ar" else "ltr")
+            # the deck and the hex read left to right in every language
+            assert await page.evaluate(
+                "getComputedStyle(document.querySelector('.deck')).direction") == "ltr"
+            await check_layout(page, bar=False)
+            await snap(page, shots, f"audit-verified-{lang}", full=True)
+
+            await tamper(store, played.stream, edit(bet, _bump, rehash=True))
+            await page.goto(played.audit_url(redis_server.url))
+            verdict = await page_verdict(page)
+            assert failed(verdict) == {
+                "chips": bet, "pins": min(v for v in await pinned_versions(played) if v >= bet)}
+            assert await page.inner_text("#audit .verdict-head") == words["audit.failed"]
+            event = words["audit.at_event"].replace("{version}", str(bet))
+            assert event in verdict["checks"]["chips"]["text"]
+            await check_layout(page, bar=False)
+            assert await page.evaluate(TEXT_SIZES_JS, ".audit-screen") == []
+            await snap(page, shots, f"audit-failed-{lang}", full=True)
+            await page.set_viewport_size({"width": 360, "height": 740})
+            await check_layout(page, bar=False)
+            await page.set_viewport_size({"width": 390, "height": 844})
+            await tamper(store, played.stream, lambda _events: list(original))
+    finally:
+        await tamper(store, played.stream, lambda _events: list(original))
+        await page.evaluate("window.svara.chooseLanguage('en')")

@@ -93,7 +93,7 @@ export class AuditScreen {
 
   async mount(screen) {
     replace(screen, this.root);
-    this.app.setTitle(t("audit.title", { number: this.hand }));
+    this.app.setTitle(t("result.hand", { number: this.hand }), t("audit.title"));
     replace(this.root, h("p", { class: "panel muted" }, t("audit.checking")));
     const [server, file] = await Promise.allSettled([
       this.app.api.audit(this.tableId, this.hand),
@@ -104,7 +104,7 @@ export class AuditScreen {
       return;
     }
     const own = await this.check(file.value);
-    replace(this.root, this.verdict(own), this.serverPanel(server, own.ok),
+    replace(this.root, this.verdict(own), this.serverPanel(server, own.result ? own.ok : null),
       own.result ? own.result.deals.map((d) => this.deal(d, own)) : null,
       this.download(file.value));
   }
@@ -113,7 +113,7 @@ export class AuditScreen {
   async check(text) {
     const own = { ok: false, result: null, yours: null, pins: null, problem: null };
     if (!globalThis.crypto?.subtle) {
-      own.problem = t("audit.no_crypto"); // an insecure (http) page has no WebCrypto
+      own.problem = t("audit.no_crypto", { api: "WebCrypto" }); // an insecure (http) page
       return own;
     }
     let doc;
@@ -230,6 +230,7 @@ export class AuditScreen {
           a.remove();
           setTimeout(() => URL.revokeObjectURL(url), 60_000);
         } }, t("audit.download")),
-      h("p", { class: "muted" }, t("audit.download_hint")));
+      h("p", { class: "muted" }, tNodes("audit.download_hint", {
+        command: h("code", { class: "inline", dir: "ltr", translate: "no" }, "svara verify") })));
   }
 }

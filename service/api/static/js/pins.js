@@ -74,7 +74,8 @@ function prune(record) {
 function save(tableId, record) {
   prune(record);
   const index = read(INDEX) || {};
-  index[tableId] = Date.now();
+  // later than every other table's, even within one millisecond: the order is the recency
+  index[tableId] = Math.max(Date.now(), ...Object.values(index).map((at) => at + 1));
   const ids = Object.keys(index).sort((a, b) => index[b] - index[a]);
   for (const old of ids.slice(TABLES)) {
     delete index[old];

@@ -63,7 +63,7 @@ function seedSection(app) {
   const error = h("p", { class: "field-error", id: "seed-error", role: "alert", hidden: true },
     t("settings.seed_invalid"));
   const input = h("input", { name: "client_seed", id: "client-seed", value: clientSeed(),
-    maxlength: 64, dir: "ltr", translate: "no", autocomplete: "off", autocapitalize: "off",
+    dir: "ltr", translate: "no", autocomplete: "off", autocapitalize: "off",
     spellcheck: false, "aria-describedby": "seed-hint seed-error",
     oninput: () => { if (SEED.test(input.value)) mark(true); } });
   const mark = (ok) => {
