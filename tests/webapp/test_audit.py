@@ -162,7 +162,7 @@ async def play(server: Server, browser: Contexts, namespace: str,
             await asyncio.sleep(0.1)
     # Ana's page saw it settle live before Boris leaves (the pins it keeps come from there).
     await ana.page.wait_for_function(
-        "() => { const v = window.svara.current.view;"
+        "() => { const v = window.svara?.current?.view;"
         " return v && v.hand && (v.hand.number > 2 || v.hand.phase === 'settled'); }")
     await boris_api.ok("POST", f"/api/tables/{table}/leave")
     await until(lambda: _quiet(api, table))

@@ -86,11 +86,11 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
         first = await stored_seed(ana)
         assert first is not None and re.fullmatch(r"[0-9a-f]{32}", first), first
         await page.wait_for_function(
-            "(seed) => window.svara.current.view.you.client_seed === seed", arg=first)
+            "(seed) => window.svara?.current?.view?.you?.client_seed === seed", arg=first)
         assert await seed_at(api, tables[0]) == first
         await sit_down(ana, server.url, tables[1])
         await page.wait_for_function(
-            "(seed) => window.svara.current.view.you.client_seed === seed", arg=first)
+            "(seed) => window.svara?.current?.view?.you?.client_seed === seed", arg=first)
         assert await stored_seed(ana) == first  # one seed per device, not per table
 
         # The settings show it, with what it does.
@@ -144,7 +144,7 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
         assert [await seed_at(api, t) for t in tables] == ["later-Seed", made]
         await page.goto(f"{server.url}/?table={tables[1]}")
         await page.wait_for_function(
-            "() => window.svara.current.view?.you?.client_seed === 'later-Seed'")
+            "() => window.svara?.current?.view?.you?.client_seed === 'later-Seed'")
         assert await seed_at(api, tables[1]) == "later-Seed"
         # ... and once it has, a seed set elsewhere (another device) is left alone here
         await api.ok("POST", f"/api/tables/{tables[1]}/seed", {"client_seed": "other-device"})
@@ -152,7 +152,7 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
         page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/seed") else None)
         await page.reload()
         await page.wait_for_function(
-            "() => window.svara.current.view?.you?.client_seed === 'other-device'")
+            "() => window.svara?.current?.view?.you?.client_seed === 'other-device'")
         await page.wait_for_selector(".felt .seat.me")
         assert sent == [] and await seed_at(api, tables[1]) == "other-device"
 
