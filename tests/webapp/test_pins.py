@@ -132,3 +132,25 @@ async def test_bounded_to_the_last_hands_and_tables_even_when_storage_is_full(
                 kept: JSON.parse(localStorage['svara:pins:new'])};""")
     assert full["kept"]["newest"] == {"version": 9, "hash": "n9"}
     assert full["stored"] == ["svara:pins:new", "svara:pins:old3", "svara:pins:old4"]
+
+
+async def test_two_tabs_of_one_table_keep_each_others_pins(
+    server: Server, browser: Contexts
+) -> None:
+    """Each page keeps its parsed records in memory; another tab's write (the `storage` event)
+    makes it read again, so neither tab drops what the other kept."""
+    context = await browser.new_context()
+    first, second = await context.new_page(), await context.new_page()
+    for page in (first, second):
+        await page.goto(f"{server.url}/?screen=rules")
+    await first.evaluate("localStorage.clear()")
+    await js(first, "pins.keepEvent('t', {version: 1, type: 'hand_started', hash: 'a'});")
+    # (pins.js listens since its import above: its listener runs before this one)
+    await first.evaluate("addEventListener('storage', () => { window.told = true; })")
+    await js(second, "pins.keepEvent('t', {version: 2, type: 'cards_dealt', hash: 'b'});")
+    await first.wait_for_function("window.told === true")
+    kept = await js(first, """
+        pins.keepEvent('t', {version: 3, type: 'hand_settled', hash: 'c'});
+        return JSON.parse(localStorage['svara:pins:t']);""")
+    assert kept["hashes"] == {"1": "a", "2": "b", "3": "c"}
+    assert kept["newest"] == {"version": 3, "hash": "c"}

@@ -14,6 +14,7 @@
 //   cards        {"<hand>:<deal>": {user, seat, cards}}: the player's own cards as shown
 // Bounded: the last HANDS hands of a table, the last TABLES tables (the least recently
 // played go first). Storage refused (private modes) keeps them for this page's lifetime.
+// A live frame costs about 0.2 ms on a desktop CPU (bench/bench_webaudit.py).
 
 const PREFIX = "svara:pins:";
 const INDEX = "svara:pins"; // {tableId: last touched, ms}
@@ -21,19 +22,27 @@ const TABLES = 20;
 const HANDS = 30;
 const PINNED_TYPES = new Set(["hand_started", "cards_dealt", "svara_deal_started", "hand_settled"]);
 
-const memory = new Map();
+// Parsed records by key, so a live frame costs no parse: localStorage is written through, and
+// another tab's write (the `storage` event) drops the copy here. Storage refused: this only.
+const cache = new Map();
+globalThis.addEventListener?.("storage", (e) => {
+  if (e.key === null) cache.clear();
+  else cache.delete(e.key);
+});
 
 function read(key) {
+  if (cache.has(key)) return cache.get(key);
+  let value = null;
   try {
     const text = localStorage.getItem(key);
-    return text ? JSON.parse(text) : null;
-  } catch {
-    return memory.get(key) ?? null;
-  }
+    value = text ? JSON.parse(text) : null;
+  } catch { /* unreadable or refused: nothing kept */ }
+  cache.set(key, value);
+  return value;
 }
 
 function write(key, value) {
-  memory.set(key, value);
+  cache.set(key, value);
   try {
     localStorage.setItem(key, JSON.stringify(value));
     return true;
@@ -43,7 +52,7 @@ function write(key, value) {
 }
 
 function remove(key) {
-  memory.delete(key);
+  cache.delete(key);
   try { localStorage.removeItem(key); } catch { /* nothing kept there */ }
 }
 
@@ -51,63 +60,77 @@ function empty() {
   return { newest: null, hashes: {}, commitments: {}, cards: {} };
 }
 
-/** The record kept for `tableId` (an empty one if none). */
-export function kept(tableId) {
+function record(tableId) {
   const found = read(PREFIX + tableId);
   return found && typeof found === "object" ? { ...empty(), ...found } : empty();
 }
 
+/** The record kept for `tableId` (an empty one if none): a copy to read. */
+export function kept(tableId) {
+  return JSON.parse(JSON.stringify(record(tableId)));
+}
+
 /** Drop what belongs to hands older than the last HANDS (hashes by version: the last 4 per
  *  hand kept). */
-function prune(record) {
+function prune(r) {
   const handOf = (key) => Number(key.split(":")[0]);
-  const hands = [...new Set([...Object.keys(record.commitments), ...Object.keys(record.cards)]
+  const hands = [...new Set([...Object.keys(r.commitments), ...Object.keys(r.cards)]
     .map(handOf))].sort((a, b) => b - a);
   const oldest = hands.length > HANDS ? hands[HANDS - 1] : -Infinity;
   for (const part of ["commitments", "cards"]) {
-    for (const key of Object.keys(record[part])) if (handOf(key) < oldest) delete record[part][key];
+    for (const key of Object.keys(r[part])) if (handOf(key) < oldest) delete r[part][key];
   }
-  const versions = Object.keys(record.hashes).map(Number).sort((a, b) => b - a);
-  for (const v of versions.slice(4 * HANDS)) delete record.hashes[v];
+  const versions = Object.keys(r.hashes).map(Number).sort((a, b) => b - a);
+  for (const v of versions.slice(4 * HANDS)) delete r.hashes[v];
 }
 
-function save(tableId, record) {
-  prune(record);
-  const index = read(INDEX) || {};
-  // later than every other table's, even within one millisecond: the order is the recency
-  index[tableId] = Math.max(Date.now(), ...Object.values(index).map((at) => at + 1));
-  const ids = Object.keys(index).sort((a, b) => index[b] - index[a]);
-  for (const old of ids.slice(TABLES)) {
-    delete index[old];
-    remove(PREFIX + old);
-  }
-  if (!write(PREFIX + tableId, record)) {
-    // out of room: give up the least recently played tables until it fits
-    for (const old of ids.slice(1).reverse()) {
-      if (old === tableId) continue;
+function save(tableId, r) {
+  prune(r);
+  const index = { ...(read(INDEX) || {}) };
+  const byRecency = Object.keys(index).sort((a, b) => index[b] - index[a]);
+  const newest = byRecency[0] === tableId;
+  const order = [tableId, ...byRecency.filter((id) => id !== tableId)];
+  if (!newest) {
+    // later than every other table's, even within one millisecond: the order is the recency
+    index[tableId] = Math.max(Date.now(), ...Object.values(index).map((at) => at + 1));
+    for (const old of order.slice(TABLES)) {
       delete index[old];
       remove(PREFIX + old);
-      if (write(PREFIX + tableId, record)) break;
     }
   }
-  write(INDEX, index);
+  if (!write(PREFIX + tableId, r)) {
+    // out of room: give up the least recently played tables until it fits
+    for (const old of order.slice(1, TABLES).reverse()) {
+      delete index[old];
+      remove(PREFIX + old);
+      if (write(PREFIX + tableId, r)) break;
+    }
+    write(INDEX, index);
+  } else if (!newest) {
+    write(INDEX, index);
+  }
 }
 
+/** `change` edits the record and says whether it changed anything (then it is saved). */
 function update(tableId, change) {
-  const record = kept(tableId);
-  const before = JSON.stringify(record);
-  change(record);
-  if (JSON.stringify(record) !== before) save(tableId, record);
+  const r = record(tableId);
+  if (change(r)) save(tableId, r);
 }
 
 /** An event this page received (a WebSocket frame's or /events'), with its chain hash. */
 export function keepEvent(tableId, event) {
   if (!event || !Number.isInteger(event.version) || typeof event.hash !== "string") return;
   update(tableId, (r) => {
+    let changed = false;
     if (!r.newest || r.newest.version < event.version) {
       r.newest = { version: event.version, hash: event.hash };
+      changed = true;
     }
-    if (PINNED_TYPES.has(event.type)) r.hashes[event.version] = event.hash;
+    if (PINNED_TYPES.has(event.type) && r.hashes[event.version] !== event.hash) {
+      r.hashes[event.version] = event.hash;
+      changed = true;
+    }
+    return changed;
   });
 }
 
@@ -125,24 +148,36 @@ function nextDeal(view) {
 export function keepView(tableId, view, userId) {
   if (!view || typeof view !== "object") return;
   update(tableId, (r) => {
+    let changed = false;
     const next = view.next_commitment ? nextDeal(view) : null;
-    if (next && !r.commitments[next]) r.commitments[next] = view.next_commitment;
+    if (next && !r.commitments[next]) {
+      r.commitments[next] = view.next_commitment;
+      changed = true;
+    }
     const hand = view.hand;
-    if (!hand) return;
+    if (!hand) return changed;
     const key = `${hand.number}:${hand.deal}`;
-    if (hand.commitment && !r.commitments[key]) r.commitments[key] = hand.commitment;
+    if (hand.commitment && !r.commitments[key]) {
+      r.commitments[key] = hand.commitment;
+      changed = true;
+    }
     const you = view.you || {};
     if (Array.isArray(you.cards) && you.cards.length === 3 && you.seat !== null
         && you.seat !== undefined) {
-      r.cards[key] = { user: userId ?? null, seat: you.seat, cards: you.cards };
+      const seen = { user: userId ?? null, seat: you.seat, cards: [...you.cards] };
+      if (JSON.stringify(r.cards[key]) !== JSON.stringify(seen)) {
+        r.cards[key] = seen;
+        changed = true;
+      }
     }
+    return changed;
   });
 }
 
 /** The pins for `verifyExport` (fair.js): the newest hash, the hashes kept from hands, and
  *  the commitments of `hand`'s deals. Null when this device kept nothing of that hand. */
 export function pinsFor(tableId, hand) {
-  const r = kept(tableId);
+  const r = record(tableId);
   const commitments = Object.fromEntries(Object.entries(r.commitments)
     .filter(([key]) => key.startsWith(`${hand}:`)));
   if (!r.newest && !Object.keys(r.hashes).length && !Object.keys(commitments).length) return null;
@@ -154,7 +189,7 @@ export function pinsFor(tableId, hand) {
 /** The player's own cards this device was shown in `hand`: {deal: {seat, cards}}. */
 export function cardsSeen(tableId, hand, userId) {
   const out = {};
-  for (const [key, seen] of Object.entries(kept(tableId).cards)) {
+  for (const [key, seen] of Object.entries(record(tableId).cards)) {
     const [number, deal] = key.split(":").map(Number);
     if (number === hand && (seen.user === null || seen.user === userId)) out[deal] = seen;
   }
