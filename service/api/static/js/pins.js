@@ -4,7 +4,7 @@
 // a commitment kept here, and the audit screen shows that as a failed check.
 //
 // Per table, in localStorage (`svara:pins:<table>`):
-//   newest       {version, hash}: the newest event hash seen (WebSocket frames, /events)
+//   newest       {version, hash}: the newest event hash seen (the live feed: each WebSocket frame)
 //   hashes       {"<version>": hash}: the hashes of each hand's hand_started, cards_dealt,
 //                svara_deal_started and hand_settled -- versions inside the hand, which an
 //                export of that hand can be checked against (the newest is usually later)
