@@ -26,14 +26,17 @@ class Contexts:
         return context
 
 
-async def snap(page: Page, shots: Path, name: str, *, dark: bool = True) -> None:
+async def snap(
+    page: Page, shots: Path, name: str, *, dark: bool = True, full: bool = False
+) -> None:
     """Screenshots of what the page shows now, light and (unless told not to) dark, at the
-    page's own size: `<name>-light.png`, `<name>-dark.png`. Animations are finished first."""
+    page's own size (`full`: the whole page, scrolled): `<name>-light.png`, `<name>-dark.png`.
+    Animations are finished first."""
     await page.evaluate("""for (const a of document.getAnimations())
       if (a.effect.getComputedTiming().endTime !== Infinity) a.finish()""")
     for scheme in ("light", "dark") if dark else ("light",):
         await page.emulate_media(color_scheme=scheme)
-        await page.screenshot(path=str(shots / f"{name}-{scheme}.png"))
+        await page.screenshot(path=str(shots / f"{name}-{scheme}.png"), full_page=full)
     await page.emulate_media(color_scheme="light")
 
 

@@ -77,12 +77,14 @@ async def test_play_a_hand_against_a_practice_bot(
     await listed.wait_for()
     assert re.search(r"(You win|wins) \d", await listed.inner_text())
     await snap(page, shots, "history")
-    # Anyone can replay the settled hand: chain, decks against commitments, chips.
+    # The page checks the settled hand itself (chain, decks against commitments, cards,
+    # scores, chips; what it kept while playing; Ana's own cards), the server's audit beside it.
     await listed.locator("[data-action=audit]").click()
     verdict = await page.wait_for_selector("#audit")
     assert await verdict.get_attribute("data-verified") == "true"
     assert "Verified" in await verdict.inner_text()
-    assert await page.locator(".checks li.ok").count() == 4
+    assert await page.locator("#audit .checks li.ok").count() == 10
+    assert await page.get_attribute("#server-audit", "data-agrees") == "true"
     await snap(page, shots, "audit")
     await page.click("#back")
     await page.click("#back")

@@ -21,19 +21,20 @@ export class Api {
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
   }
 
-  async request(method, url, body, retried = false) {
+  /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
+  async request(method, url, body, retried = false, asText = false) {
     try {
-      return await this.send(method, url, body);
+      return await this.send(method, url, body, asText);
     } catch (err) {
       if (err.status === 401 && this.renew && !retried) {
         this.initData = await this.renew();
-        return this.request(method, url, body, true);
+        return this.request(method, url, body, true, asText);
       }
       throw err;
     }
   }
 
-  async send(method, url, body) {
+  async send(method, url, body, asText = false) {
     const headers = { Authorization: `tma ${this.initData}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
@@ -51,8 +52,11 @@ export class Api {
     connection.httpOk();
     const date = Date.parse(resp.headers.get("Date") || "");
     if (!Number.isNaN(date)) this.clockAhead = (Date.now() - date) / 1000 - 0.5;
+    let text = "";
+    try { text = await resp.text(); } catch { /* cut off: handled below */ }
+    if (resp.ok && asText) return text;
     let data = null;
-    try { data = await resp.json(); } catch { /* not JSON: handled below */ }
+    try { data = JSON.parse(text); } catch { /* not JSON: handled below */ }
     if (!resp.ok) {
       const err = data && data.error;
       throw new ApiError(resp.status, (err && err.code) || `http_${resp.status}`,
@@ -71,6 +75,14 @@ export class Api {
   leave(id) { return this.request("POST", `${path(id)}/leave`); }
   hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }
   audit(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/audit`); }
+  /** The hand's self-contained file (docs/FAIRNESS.md) as its text: what the audit screen
+   *  checks itself and saves. */
+  exportHand(id, hand) {
+    return this.request("GET", `${path(id)}/hands/${hand}/export`, undefined, false, true);
+  }
+  seed(id, clientSeed) {
+    return this.request("POST", `${path(id)}/seed`, { client_seed: clientSeed });
+  }
 
   /** One action with the caller's action_id: sending the same id again is safe (the server
    *  answers the first result and appends nothing), which is how a lost answer is retried. */

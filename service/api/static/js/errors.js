@@ -39,6 +39,7 @@ const MESSAGES = {
   busy: "error.unavailable",
   transfer_expired: "error.transfer_expired",
   invalid_settings: "error.invalid_settings",
+  invalid_client_seed: "settings.seed_invalid",
   missing_init_data: "error.login",
   dev_login: "error.login",
   telegram_only: "error.telegram_only",

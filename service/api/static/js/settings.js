@@ -1,9 +1,11 @@
 // Settings: the language (kept on the server, so the bot speaks it too), turn pings from the
-// bot, sounds on this device, and in dev mode who is playing. Each part is a section of its
-// own (`SECTIONS`): a new setting is one more function.
+// bot, sounds on this device, this device's seed for the deck (seed.js), and in dev mode who
+// is playing. Each part is a section of its own (`SECTIONS`): a new setting is one more
+// function.
 import { h, replace, toast, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { LANGUAGES, language, t } from "./i18n.js";
+import { SEED, clientSeed, randomSeed, sendEverywhere, setClientSeed } from "./seed.js";
 import { muted, play, setMuted } from "./sound.js";
 
 // Each language by its own name: a player who cannot read the current one still finds theirs.
@@ -56,6 +58,43 @@ function soundSection() {
       change: (value) => { setMuted(!value); if (value) play("chip"); } }));
 }
 
+/** This device's seed: shown, changed by hand (1-64 of A-Z a-z 0-9 _ -) or made anew. */
+function seedSection(app) {
+  const error = h("p", { class: "field-error", id: "seed-error", role: "alert", hidden: true },
+    t("settings.seed_invalid"));
+  const input = h("input", { name: "client_seed", id: "client-seed", value: clientSeed(),
+    dir: "ltr", translate: "no", autocomplete: "off", autocapitalize: "off",
+    spellcheck: false, "aria-describedby": "seed-hint seed-error",
+    oninput: () => { if (SEED.test(input.value)) mark(true); } });
+  const mark = (ok) => {
+    error.hidden = ok;
+    input.toggleAttribute("aria-invalid", !ok);
+  };
+  const keep = async (seed) => {
+    if (!setClientSeed(seed)) {
+      mark(false);
+      input.focus();
+      return;
+    }
+    mark(true);
+    input.value = seed;
+    const missed = await sendEverywhere(app);
+    toast(missed ? t("settings.seed_saved_later") : t("settings.seed_saved"), "info");
+  };
+  return h("section", { class: "panel", id: "seed" },
+    h("h2", {}, t("settings.seed")),
+    h("p", { class: "muted", id: "seed-hint" }, t("settings.seed_hint")),
+    h("form", { class: "seed-form", novalidate: true,
+      onsubmit: (e) => { e.preventDefault(); keep(input.value.trim()); } },
+    h("label", { class: "field" }, h("span", {}, t("settings.seed_label")), input),
+    error,
+    h("div", { class: "seed-buttons" },
+      h("button", { type: "submit", class: "primary", dataset: { action: "save-seed" } },
+        t("common.save")),
+      h("button", { type: "button", class: "ghost", dataset: { action: "new-seed" },
+        onclick: () => keep(randomSeed()) }, t("settings.seed_new")))));
+}
+
 function playerSection(app) {
   if (!app.dev) return null;
   return h("section", { class: "panel", id: "player" },
@@ -65,7 +104,7 @@ function playerSection(app) {
       onclick: () => app.login(app.devName || "") }, t("settings.switch")));
 }
 
-export const SECTIONS = [languageSection, pingsSection, soundSection, playerSection];
+export const SECTIONS = [languageSection, pingsSection, soundSection, seedSection, playerSection];
 
 export class SettingsScreen {
   constructor(app) {

@@ -21,6 +21,8 @@ import { buyInForm, stakes, tableName } from "./lobby.js";
 import { flyChip } from "./motion.js";
 import { connection } from "./net.js";
 import { eventLine, explain, myNotice, resultPanel, seatNames, svaraPanel } from "./panels.js";
+import { keepEvent, keepView } from "./pins.js";
+import { clientSeed, delivered, owed } from "./seed.js";
 import { TableSocket } from "./socket.js";
 import { play } from "./sound.js";
 import { closingConfirmation } from "./telegram.js";
@@ -125,6 +127,7 @@ export class TableScreen {
   // --- events --------------------------------------------------------------------------------
 
   onEvent(event, view) {
+    keepEvent(this.tableId, event); // its hash: a later audit is held to it
     const data = event.data || {};
     let recent = false;
     if (typeof event.at === "number") {
@@ -250,6 +253,28 @@ export class TableScreen {
     return this.refreshing;
   }
 
+  /** Seated without a seed of one's own (just sat down -- here, from the lobby, buying in
+   *  again, or on another device), or owed a seed changed in the settings that did not reach
+   *  this table then: this device's seed goes to the table (seed.js). A refusal is not
+   *  retried until the next visit (the deck is fair without it: the server's seed is
+   *  committed before the deal either way). */
+  async giveSeed(v) {
+    const seated = v.you?.seat !== null && v.you?.seat !== undefined;
+    if (!seated || this.seedSending || this.seedRefused) return;
+    const mine = clientSeed();
+    if (v.you.client_seed && !(owed(this.tableId) && v.you.client_seed !== mine)) return;
+    this.seedSending = true;
+    try {
+      const view = await this.app.api.seed(this.tableId, mine);
+      delivered(this.tableId);
+      this.show(view);
+    } catch {
+      this.seedRefused = true;
+    } finally {
+      this.seedSending = false;
+    }
+  }
+
   // --- rendering -----------------------------------------------------------------------------
 
   mySeat(v = this.view) {
@@ -266,6 +291,8 @@ export class TableScreen {
 
   render() {
     const v = this.view;
+    keepView(this.tableId, v, this.app.me?.user?.id);
+    this.giveSeed(v);
     if (v.hand?.number !== this.amountsHand) {
       this.amounts.clear();
       this.amountsHand = v.hand?.number;
