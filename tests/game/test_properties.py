@@ -3,7 +3,7 @@ commands, Ticks before/at/after deadlines, sit-downs and departures.
 
 After every step: chips are conserved; the fold of the whole log equals the live state; events
 and state survive their codecs; a command is accepted iff `legal_actions` lists it (refusals
-emit nothing); no view or projected event shows a card or seed its viewer may not see.
+emit nothing); no view or projected event shows a card, score or seed its viewer may not see.
 """
 
 from __future__ import annotations
@@ -132,8 +132,9 @@ class TableMachine(RuleBasedStateMachine):
         assert events, f"{command} was accepted but changed nothing"
         for e in events:
             assert decode_table_event(encode_table_event(e)) == e
+            settings_ = e.settings if isinstance(e, ev.TableCreated) else self.s.settings
             for viewer in [None, *USERS[:4]]:
-                check_projected_event(e, viewer, self.seeds | self._new_seeds(events))
+                check_projected_event(e, viewer, self.seeds | self._new_seeds(events), settings_)
             self.state = evolve(self.state, e)
         self.seeds |= self._new_seeds(events)
         self.log.extend(events)
