@@ -100,13 +100,16 @@ class Chooser(Protocol):
 
 
 class Drawer:
-    """Choices drawn by Hypothesis (so they shrink)."""
+    """Choices drawn by Hypothesis (so they shrink). An option is drawn by its index: a
+    `sampled_from` strategy's label hashes its elements, and the labels steer Hypothesis's
+    mutations, so drawing game objects (legal actions) would make the derandomized run
+    depend on how the game core's classes hash (the compiled build's differ)."""
 
     def __init__(self, data: st.DataObject) -> None:
         self.data = data
 
     def one(self, options: Sequence[T]) -> T:
-        return self.data.draw(st.sampled_from(options))
+        return options[self.data.draw(st.integers(0, len(options) - 1))]
 
     def integer(self, low: int, high: int) -> int:
         return self.data.draw(st.integers(low, high))
