@@ -6,7 +6,12 @@ WORKDIR /src
 COPY pyproject.toml setup.py README.md ./
 COPY events ./events
 COPY service ./service
-RUN pip install --no-cache-dir mypy msgspec setuptools wheel \
+# mypyc type-checks the compiled modules against what they import (redis, aiohttp,
+# prometheus_client ...), so the build stage installs the package's dependencies first (the
+# plain `pip install .`); without them the build stops at "Cannot find implementation".
+# deploy/dockerfile_dry_run.py runs these steps in CI.
+RUN pip install --no-cache-dir mypy setuptools wheel \
+ && pip install --no-cache-dir . \
  && SVARA_COMPILE=1 pip wheel --no-cache-dir --no-build-isolation --no-deps -w /wheels .
 
 FROM python:3.11-slim

@@ -34,7 +34,9 @@ def setup_commands(rng: random.Random, now: float = 1_000.0) -> list[cmd.TableCo
     """Create the bench table and seat its three players (shared with bench_store.py)."""
     settings = TableSettings(ante=1, max_buy_in=10**9)
     commands: list[cmd.TableCommand] = [
-        cmd.CreateTable(table_id="bench", settings=settings, created_by=1, now=now)
+        cmd.CreateTable(
+            table_id="bench", settings=settings, created_by=1, now=now, seed=rng.randbytes(32)
+        )
     ]
     for uid in PLAYERS:
         commands.append(

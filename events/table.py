@@ -5,6 +5,16 @@ snake_case and past tense, and never change. New fields always get defaults, so 
 stored keep decoding. Raw events hold secrets (dealt cards, deck seeds): they never leave the
 server unprojected (see `service.game.view.project_event`).
 
+Fairness (DESIGN.md "Fairness", "Players' seeds"): a deal's server seed is drawn, and its
+commitment published, one step ahead -- `next_commitment` in `table_created` and `hand_settled`
+(the next hand's first deal) and in `svara_started` (the svara deal) -- with the seed itself in
+the `seed_drawn` event right after, hidden from every projection until its hand settles.
+Keeping the secret out of the publishing event keeps it out of the settled hand's record (the
+audit and the export of hand n end with its `hand_settled`, which publishes hand n+1's
+commitment). Logs written before this (v1 hands: the seed drawn by the dealing command) keep
+decoding and folding unchanged: every new field has a default, left out of the JSON when it
+holds it, so an old event re-encodes to its stored bytes.
+
 Seats are numbered 0 .. max_seats-1. "Participants" lists are always in playing order:
 clockwise starting left of the dealer, the dealer last (when dealt in).
 """
@@ -37,11 +47,31 @@ class TurnHandover(TableEventBase, frozen=True, kw_only=True, omit_defaults=True
     phase: Phase | None = None
 
 
-class TableCreated(TableEventBase, frozen=True, kw_only=True, tag="table_created"):
+class TableCreated(
+    TableEventBase, frozen=True, kw_only=True, tag="table_created", omit_defaults=True
+):
     table_id: str
     settings: TableSettings
     created_by: int
     created_at: float = 0.0
+    next_commitment: str = ""  # sha256 of hand 1's server seed (v2); "" in older logs
+
+
+class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):
+    """The server seed behind the `next_commitment` just published (in the event before this
+    one). Secret: projections drop `seed`; `hand_settled` reveals it once its hand is over."""
+
+    commitment: str
+    seed: str
+
+
+class ClientSeedSet(TableEventBase, frozen=True, kw_only=True, tag="client_seed_set"):
+    """A seated player's own seed for v2 decks (public); it counts from the next deal dealt
+    after this event."""
+
+    seat: int
+    user_id: int
+    client_seed: str
 
 
 class PlayerSeated(TableEventBase, frozen=True, kw_only=True, tag="player_seated"):
@@ -52,20 +82,23 @@ class PlayerSeated(TableEventBase, frozen=True, kw_only=True, tag="player_seated
     transfer_id: str
 
 
-class PlayerLeft(TableEventBase, frozen=True, kw_only=True, tag="player_left"):
+class PlayerLeft(
+    TableEventBase, frozen=True, kw_only=True, tag="player_left", omit_defaults=True
+):
     user_id: int
     seat: int
     cashed_out: int  # the whole stack, back to the wallet under transfer_id
     transfer_id: str
+    at: float = 0.0  # when (the command's clock): the last one out starts the idle time
 
 
 class HandStarted(TableEventBase, frozen=True, kw_only=True, tag="hand_started"):
     number: int
     dealer: int
     participants: tuple[int, ...]
-    commitment: str  # sha256(seed) hex, published before any card is dealt
+    commitment: str  # sha256(seed) hex (v2: restating the one published in advance)
     seed: str  # the secret seed (hex); projections hide it until the hand is settled
-    algorithm: str = "hmac-sha256-fy-v1"
+    algorithm: str = "hmac-sha256-fy-v1"  # of the first deal (each deal: `cards_dealt`)
 
 
 class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid"):
@@ -77,6 +110,12 @@ class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid"):
 class CardsDealt(TurnHandover, frozen=True, kw_only=True, tag="cards_dealt"):
     deal: int
     cards: dict[int, tuple[str, str, str]]  # seat -> its three cards (secret)
+    # How the deck was made, so a verifier needs nothing else: v2 names the players' seeds
+    # that counted (seat -> client seed, of the players dealt in; {} when none had one) and
+    # their `mix`. Left out of the JSON for v1 (the defaults), so older events keep their bytes.
+    algorithm: str = "hmac-sha256-fy-v1"
+    client_seeds: dict[int, str] | None = None
+    mix: str = ""
 
 
 class BlindPlaced(TurnHandover, frozen=True, kw_only=True, tag="blind_placed"):
@@ -149,12 +188,15 @@ class ShowdownHappened(
     capped: bool = False
 
 
-class SvaraStarted(TableEventBase, frozen=True, kw_only=True, tag="svara_started"):
+class SvaraStarted(
+    TableEventBase, frozen=True, kw_only=True, tag="svara_started", omit_defaults=True
+):
     tied: tuple[int, ...]
     fee: int
     eligible: tuple[int, ...]  # seats that may join (pay `fee`) before `join_deadline`
     join_deadline: float
     pot: int
+    next_commitment: str = ""  # sha256 of the svara deal's server seed (v2)
 
 
 class SvaraJoined(TableEventBase, frozen=True, kw_only=True, tag="svara_joined"):
@@ -181,7 +223,9 @@ class DealSeed(msgspec.Struct, frozen=True, kw_only=True):
     seed: str
 
 
-class HandSettled(TableEventBase, frozen=True, kw_only=True, tag="hand_settled"):
+class HandSettled(
+    TableEventBase, frozen=True, kw_only=True, tag="hand_settled", omit_defaults=True
+):
     number: int
     winners: tuple[int, ...]
     amounts: dict[int, int]  # seat -> chips won (after rake)
@@ -191,6 +235,7 @@ class HandSettled(TableEventBase, frozen=True, kw_only=True, tag="hand_settled")
     seeds: tuple[DealSeed, ...]  # every deal's seed, revealed for the audit
     next_hand_at: float
     next_dealer: int  # the seat the next hand's dealer is sought from (clockwise)
+    next_commitment: str = ""  # sha256 of the next hand's first server seed (v2)
 
 
 class PlayerSatOut(TurnHandover, frozen=True, kw_only=True, tag="sat_out"):
@@ -202,6 +247,14 @@ class PlayerSatOut(TurnHandover, frozen=True, kw_only=True, tag="sat_out"):
 class PlayerReturned(TableEventBase, frozen=True, kw_only=True, tag="returned"):
     seat: int
     user_id: int
+
+
+class TableClosed(TableEventBase, frozen=True, kw_only=True, tag="table_closed"):
+    """The table is over: nobody was seated for `idle_seconds` (see `TableState.deadline`).
+    A closed table refuses seats and needs no timer; its history stays readable."""
+
+    reason: Literal["idle"] = "idle"
+    idle_seconds: float = 0.0
 
 
 TableEvent = (
@@ -227,6 +280,9 @@ TableEvent = (
     | HandSettled
     | PlayerSatOut
     | PlayerReturned
+    | SeedDrawn
+    | ClientSeedSet
+    | TableClosed
 )
 
 EVENT_TYPES: tuple[type[TableEventBase], ...] = (
@@ -252,4 +308,7 @@ EVENT_TYPES: tuple[type[TableEventBase], ...] = (
     HandSettled,
     PlayerSatOut,
     PlayerReturned,
+    SeedDrawn,
+    ClientSeedSet,
+    TableClosed,
 )

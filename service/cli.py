@@ -1,4 +1,5 @@
-"""The `svara` console script: `svara score ...`, `svara serve ...`."""
+"""The `svara` console script: `svara score ...`, `svara serve ...`, `svara audit ...`,
+`svara verify ...`, `svara reindex`."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ USAGE = """usage: svara <command> [args]
 commands:
   score [CARD CARD CARD]   score a hand (or one hand per line on stdin)
   serve [--host H] [--port P]   run the API, web app and bot
+  audit TABLE HAND [--export FILE] [--json]
+                           the server's audit of a settled hand (store at REDIS_URL)
+  verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...
+                           check an exported hand offline (no server, no Redis)
+  reindex                  rebuild the table indexes from the streams (REDIS_URL)
 """
 
 
@@ -27,6 +33,18 @@ def main(argv: list[str] | None = None) -> int:
 
         status: int = serve_main(rest)
         return status
+    if command == "audit":
+        from service.audit_cli import main as audit_main
+
+        return audit_main(rest)
+    if command == "verify":
+        from service.verify import main as verify_main
+
+        return verify_main(rest)
+    if command == "reindex":
+        from service.api.reindex import main as reindex_main
+
+        return reindex_main(rest)
     print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
     return 2
 

@@ -19,6 +19,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
     at: float  # seconds since the epoch, as given by the appender
     hash: str  # lowercase hex sha256 chain hash of this entry (see events.store.chain)
     action_id: str | None = None
+    chain: int = 1  # the entry's chain version: which formula its hash follows (2: `at` in it)
 
 
 class AppendResult(msgspec.Struct, frozen=True):
@@ -26,11 +27,29 @@ class AppendResult(msgspec.Struct, frozen=True):
     # appended: the version of the last event written; duplicate: the version the first
     # attempt of this action_id wrote up to; conflict: the stream's current version.
     version: int
+    # appended: the chain hash of each event written, in order (what the live feed hands its
+    # sockets with the events, so a player can pin them); empty otherwise.
+    hashes: tuple[str, ...] = ()
 
 
 class Snapshot(msgspec.Struct, frozen=True):
     version: int
     data: bytes
+
+
+class IndexOp(msgspec.Struct, frozen=True):
+    """One change to an index kept beside the streams: `member` of `index` gets `score` (and
+    `value`, if not empty), or leaves the index when `score` is None.
+
+    Given to `append`, it is written in the same atomic step as the events (or not at all), so
+    an entry always describes its stream's head; `set_index` writes it iff the stream is still
+    at a given version. Indexes are read by score (`index_due`) or in member order
+    (`index_page`, for entries that all have one score)."""
+
+    index: str
+    member: str
+    score: float | None  # never NaN
+    value: bytes = b""
 
 
 class StoreUnavailable(Exception):
@@ -80,12 +99,55 @@ class EventStore(Protocol):
         expected_version: int,
         action_id: str | None = None,
         at: float | None = None,
+        index: Sequence[IndexOp] = (),
     ) -> AppendResult:
-        """Append all of `events` (or none) iff the stream is at `expected_version`.
+        """Append all of `events` (or none) iff the stream is at `expected_version`, and with
+        them the `index` changes (the stream must be `indexable`).
 
         A known `action_id` returns `duplicate` with its first result and writes nothing; this
         is checked before the version, atomically, so racing retries write exactly once.
         """
+        ...
+
+    def indexable(self, stream: str) -> bool:
+        """Whether appends to `stream` may carry index changes (always, except on a Cluster:
+        there only streams in an index shard's slot; see `events.store.keys`)."""
+        ...
+
+    async def set_index(
+        self, stream: str, *, expected_version: int, changes: Sequence[IndexOp]
+    ) -> bool:
+        """Write `changes` iff `stream` is at `expected_version` (atomically); whether it was."""
+        ...
+
+    async def index_due(
+        self, index: str, upto: float, limit: int = 1000
+    ) -> list[tuple[str, float]]:
+        """Up to `limit` (member, score) of `index` with score <= `upto`, lowest first."""
+        ...
+
+    async def index_page(
+        self, index: str, after: str = "", limit: int = 50
+    ) -> tuple[list[tuple[str, bytes | None]], str | None]:
+        """(member, value) of `index` in member order after `after`, and the cursor of the
+        next page (None: no more). For indexes whose entries all have one score."""
+        ...
+
+    async def mark(self, index: str, member: str, score: float) -> None:
+        """Put `member` in the marks index `index` (one sorted set, no stream involved)."""
+        ...
+
+    async def unmark(self, index: str, member: str) -> None: ...
+
+    async def marked(
+        self, index: str, upto: float = float("inf"), limit: int = 10000
+    ) -> list[tuple[str, float]]:
+        """(member, score) of the marks index with score <= `upto`, lowest first."""
+        ...
+
+    def stream_names(self, prefix: str) -> AsyncIterator[str]:
+        """Every stream whose name starts with `prefix` (a keyspace scan: for rebuilding
+        indexes, never for serving requests)."""
         ...
 
     async def find_action(self, stream: str, action_id: str) -> int | None:

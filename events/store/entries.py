@@ -1,7 +1,8 @@
 """Turn raw stream entries (as hiredis returns them, no redis-py parsing) into StoredEvents.
 
-Entries are written by `functions.lua` with fields in a fixed order (d, at, h[, a]), so the
-fast path indexes them positionally; anything else falls back to a by-name lookup.
+Entries are written by `functions.lua` with fields in a fixed order (d, at, h, c[, a]; before
+chain version 2: d, at, h[, a]), so the fast path indexes them positionally; anything else
+falls back to a by-name lookup.
 """
 
 from __future__ import annotations
@@ -20,25 +21,31 @@ def version_of(entry_id: bytes) -> int:
     return int(entry_id.split(b"-", 1)[0])
 
 
+def _chain_version(value: bytes | None) -> int:
+    """The entry's `c` field (absent: version 1; unreadable: 0, which no verifier accepts)."""
+    if value is None:
+        return 1
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
 def to_event(entry: Any) -> StoredEvent:
     entry_id, f = entry
-    n = len(f)
-    if n >= 6 and f[0] == b"d" and f[2] == b"at" and f[4] == b"h":
-        return StoredEvent(
-            version_of(entry_id),
-            f[1],
-            float(f[3]),
-            f[5].decode(),
-            f[7].decode() if n >= 8 else None,
-        )
     fields = dict(zip(f[::2], f[1::2], strict=False))
     action = fields.get(b"a")
+    try:
+        at = float(fields.get(b"at", b"0") or 0)
+    except ValueError:
+        at = float("nan")  # a time that is no number: never matches its hash
     return StoredEvent(
         version_of(entry_id),
         fields.get(b"d", b""),
-        float(fields.get(b"at", b"0") or 0),
+        at,
         fields.get(b"h", b"").decode(errors="replace"),
         action.decode() if action is not None else None,
+        _chain_version(fields.get(b"c")),
     )
 
 
@@ -59,7 +66,10 @@ def to_events(entries: Any) -> list[StoredEvent]:
     append = out.append
     for entry in entries or ():
         entry_id, f = entry
-        if len(f) == 6 and f[0] == b"d" and f[4] == b"h" and entry_id[-2:] == b"-0":
+        n = len(f)
+        if n == 8 and f[7] == b"2" and f[6] == b"c" and f[0] == b"d" and entry_id[-2:] == b"-0":
+            append(StoredEvent(int(entry_id[:-2]), f[1], float(f[3]), f[5].decode(), None, 2))
+        elif n == 6 and f[0] == b"d" and f[4] == b"h" and entry_id[-2:] == b"-0":
             append(StoredEvent(int(entry_id[:-2]), f[1], float(f[3]), f[5].decode()))
         else:
             append(to_event(entry))

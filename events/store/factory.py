@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import fakeredis
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -24,6 +24,13 @@ BLOCK_MS = 5000
 READER_SOCKET_TIMEOUT = BLOCK_MS / 1000 + 5
 COMMAND_SOCKET_TIMEOUT = 5.0
 CONNECT_TIMEOUT = 2.0
+# Pooled connections for reads (appends go down one pipelined connection, live events down
+# the readers'). A burst waits for a free one -- up to POOL_WAIT seconds -- instead of failing
+# at once: redis-py's default pool raises "Too many connections" past 100, which answered a
+# busy moment with 503s. 64 connections keep Redis busy; more only queue inside Redis.
+# `?max_connections=N` in REDIS_URL overrides the size.
+POOL_SIZE = 64
+POOL_WAIT = COMMAND_SOCKET_TIMEOUT
 
 
 def _no_retry() -> Retry:
@@ -60,12 +67,15 @@ def open_redis_store(
     if cluster:
         return _cluster(url, block_ms, queue_size, reader_timeout)
 
-    client: Redis = Redis.from_url(
+    pool = BlockingConnectionPool.from_url(
         url,
+        max_connections=POOL_SIZE,
+        timeout=POOL_WAIT,
         socket_timeout=COMMAND_SOCKET_TIMEOUT,
         socket_connect_timeout=CONNECT_TIMEOUT,
         retry=_no_retry(),
     )
+    client: Redis = Redis.from_pool(pool)
 
     def one_connection(socket_timeout: float) -> Redis:
         return Redis.from_url(
@@ -95,11 +105,14 @@ def open_redis_store(
 def _cluster(url: str, block_ms: int, queue_size: int, reader_timeout: float) -> RedisEventStore:
     # Redirections (MOVED/ASK) are still followed; only blind re-sends after a connection
     # error are off, as on one server: an append is retried by its action_id, not by redis-py.
+    # A node's pool cannot wait for a free connection (it raises MaxConnectionsError), so the
+    # store gates its commands instead: at most POOL_SIZE in flight, hence per node.
     client: RedisCluster = RedisCluster.from_url(
         url,
         socket_timeout=COMMAND_SOCKET_TIMEOUT,
         socket_connect_timeout=CONNECT_TIMEOUT,
         retry=_no_retry(),
+        max_connections=POOL_SIZE,
     )
 
     async def connect_reader(key: str) -> Redis:
@@ -123,6 +136,9 @@ def _cluster(url: str, block_ms: int, queue_size: int, reader_timeout: float) ->
         reader_group=client.keyslot,
         block_ms=block_ms,
         queue_size=queue_size,
+        cluster=True,
+        max_commands=POOL_SIZE,
+        command_wait=POOL_WAIT,
     )
 
 
@@ -138,7 +154,12 @@ def _embedded(
 ) -> RedisEventStore:
     """fakeredis as Redis 7 with Lua via lupa: the same functions.lua runs in-process."""
     server = server if server is not None else fakeredis.FakeServer(version=(7, 0))
-    client: Redis = fakeredis.aioredis.FakeRedis(server=server)
+    client: Redis = fakeredis.aioredis.FakeRedis(
+        server=server,
+        connection_pool_class=BlockingConnectionPool,
+        max_connections=POOL_SIZE,
+        timeout=POOL_WAIT,
+    )
 
     async def connect_reader(_key: str) -> Redis:
         reader: Redis = fakeredis.aioredis.FakeRedis(server=server, single_connection_client=True)

@@ -33,16 +33,27 @@ from redis.asyncio.cluster import RedisCluster
 from events.store.base import (
     AppendResult,
     ChainBroken,
+    IndexOp,
     Snapshot,
     StoredEvent,
     StoreUnavailable,
 )
-from events.store.chain import ZERO_HASH, chain, find_break
+from events.store.chain import V1, ZERO_HASH, at_text, chain, find_break
 from events.store.entries import datas_of, raw, to_event, to_events, version_of
 from events.store.follow import Follow
 from events.store.gcpause import gc_paused
 from events.store.hub import Connect, Hub
-from events.store.keys import check_stream, keys_for
+from events.store.keys import (
+    SINGLE_SHARD_TAG,
+    check_index,
+    check_stream,
+    cluster_shards,
+    index_keys,
+    keys_for,
+    marks_key,
+    stream_of,
+    stream_slot,
+)
 from events.store.pipe import Pipe, pack_args
 
 _TEMPLATE = files("events.store").joinpath("functions.lua").read_text()
@@ -50,10 +61,12 @@ TAG = hashlib.sha1(_TEMPLATE.encode()).hexdigest()[:12]
 LIBRARY_CODE = _TEMPLATE.replace("@TAG@", TAG)
 FN_APPEND = f"svara_append_{TAG}"
 FN_SNAPSHOT = f"svara_snapshot_{TAG}"
+FN_INDEX = f"svara_index_{TAG}"
 
 PAGE = 5000  # entries per XRANGE: big enough for speed, small enough not to stall Redis
 FIRST_PAGE = 500  # read_pages: a small first page, so folding starts (and overlaps) sooner
 _HEAD_CACHE_LIMIT = 50_000
+CLUSTER_SETTLE = 0.1  # seconds between tries on a Cluster whose connection dropped
 _UNKNOWN_HASH = "?"  # never equals a stored hash: makes the function answer `rehash`
 
 _UNAVAILABLE = (
@@ -75,6 +88,34 @@ def unavailable_as_typed() -> Iterator[None]:
         yield
     except _UNAVAILABLE as exc:
         raise StoreUnavailable(f"event store unreachable: {exc}") from exc
+
+
+def _score(value: float | None) -> str:
+    """A sorted-set score as Redis reads it ('' removes, see functions.lua)."""
+    if value is None:
+        return ""
+    number = float(value)
+    if number != number:
+        raise ValueError("an index score cannot be NaN")
+    return repr(number)
+
+
+def _glob_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+def _reset_under_us(exc: Exception) -> rexc.ConnectionError:
+    """redis-py 8.1's cluster client, when a connection error makes it reset a node's pool
+    (a failover closes the old primary's connections), can hand another command a connection
+    it is closing at that moment: the command fails with AttributeError (`'NoneType' object
+    has no attribute 'writelines'`) or RuntimeError (uvloop: `the handler is closed`) instead
+    of a ConnectionError. On a Cluster both are taken for what they are, a dropped
+    connection, and retried like one (tests/deploy/test_cluster_e2e.py met them about one
+    run in five)."""
+    return rexc.ConnectionError(f"connection reset under the command: {exc!r}")
+
+
+_CLUSTER_RACE = (AttributeError, RuntimeError)
 
 
 def _discard(pending: asyncio.Future[Any]) -> None:
@@ -100,8 +141,21 @@ class RedisEventStore:
         on_close: Callable[[], Awaitable[None]] | None = None,
         connect_pipe: Callable[[], Awaitable[Redis]] | None = None,
         pipe_timeout: float = 5.0,
+        cluster: bool = False,
+        max_commands: int | None = None,
+        command_wait: float = 5.0,
     ) -> None:
         self._client = client
+        # Index shards: slot -> shard tag on a Cluster; one shard (slot None) elsewhere.
+        self._cluster = cluster or isinstance(client, RedisCluster)
+        self._shards: dict[int | None, str] = {None: SINGLE_SHARD_TAG}
+        if cluster:
+            self._shards = {slot: tag for slot, tag in cluster_shards().items()}
+        # A client whose pool cannot wait for a free connection (the Cluster's: it fails at
+        # once with "Too many connections") gets a gate: at most `max_commands` commands in
+        # flight, the rest wait up to `command_wait` seconds (a busy store is not a down one).
+        self._gate = asyncio.Semaphore(max_commands) if max_commands else None
+        self._command_wait = command_wait
         # Function calls (appends, snapshots) over one pipelined connection when given one
         # (a single server); otherwise through the client's pool (cluster, embedded).
         self._pipe = Pipe(connect_pipe, timeout=pipe_timeout) if connect_pipe else None
@@ -123,6 +177,7 @@ class RedisEventStore:
         expected_version: int,
         action_id: str | None = None,
         at: float | None = None,
+        index: Sequence[IndexOp] = (),
     ) -> AppendResult:
         keys = keys_for(stream)
         if isinstance(expected_version, bool) or not isinstance(expected_version, int):
@@ -136,7 +191,11 @@ class RedisEventStore:
             raise ValueError("append needs at least one event")
         if action_id is not None and (not isinstance(action_id, str) or not action_id):
             raise ValueError("action_id must be a non-empty string")
-        stamp = repr(float(time.time() if at is None else at))
+        stamp = at_text(time.time() if at is None else at)
+        fkeys = [keys.events, keys.actions]
+        tail: list[Any] = []
+        if index:
+            fkeys, tail = self._index_args(stream, fkeys, index)
 
         cached = self._heads.get(stream)
         if expected_version == 0:
@@ -146,16 +205,29 @@ class RedisEventStore:
         else:
             prev = _UNKNOWN_HASH
         for _ in range(3):
-            hashes = chain(prev, datas) if prev != _UNKNOWN_HASH else [""] * len(datas)
-            args: list[Any] = [expected_version, prev, action_id or "", stamp]
+            hashes = chain(prev, datas, stamp) if prev != _UNKNOWN_HASH else [""] * len(datas)
+            args: list[Any] = [expected_version, prev, action_id or "", stamp, len(datas)]
             for data, h in zip(datas, hashes, strict=True):
                 args += (data, h)
-            reply = await self._fcall(FN_APPEND, [keys.events, keys.actions], args)
+            if tail:
+                args += tail
+            try:
+                reply = await self._fcall(FN_APPEND, fkeys, args)
+            except StoreUnavailable as exc:
+                # On a Cluster a failover closes the old primary's connections: the client
+                # reads the slot map again and one more try reaches the new primary. Safe with
+                # an action_id (a first attempt that landed answers `duplicate`); not after a
+                # timeout (a second wait would only double it). One server: the caller retries.
+                if (not self._cluster or action_id is None
+                        or isinstance(exc.__cause__, TimeoutError | rexc.TimeoutError)):
+                    raise
+                await asyncio.sleep(CLUSTER_SETTLE)
+                reply = await self._fcall(FN_APPEND, fkeys, args)
             status = reply[0].decode()
             version = int(reply[1])
             if status == "appended":
                 self._remember(stream, version, hashes[-1])
-                return AppendResult("appended", version)
+                return AppendResult("appended", version, tuple(hashes))
             if status == "duplicate":
                 return AppendResult("duplicate", version)
             head_hash = reply[2].decode(errors="replace")
@@ -174,6 +246,134 @@ class RedisEventStore:
         keys = keys_for(stream)
         value = await self._read_op(self._client.hget, keys.actions, action_id)
         return int(value) if value is not None else None
+
+    # -- indexes beside the streams ----------------------------------------------------------
+
+    def indexable(self, stream: str) -> bool:
+        return not self._cluster or stream_slot(stream) in self._shards
+
+    def _shard_of(self, stream: str) -> str:
+        if not self._cluster:
+            return SINGLE_SHARD_TAG
+        tag = self._shards.get(stream_slot(stream))
+        if tag is None:
+            raise ValueError(
+                f"{stream!r} cannot carry index entries on this Cluster: its slot holds no "
+                "index shard (name it so that `indexable` is true)"
+            )
+        return tag
+
+    def _index_args(
+        self, stream: str, keys: list[str], changes: Sequence[IndexOp]
+    ) -> tuple[list[str], list[Any]]:
+        """The function's KEYS and trailing ARGV for `changes` to `stream`'s index entries."""
+        tag = SINGLE_SHARD_TAG if not self._cluster else self._shard_of(stream)
+        keys = list(keys)
+        args: list[Any] = []
+        for change in changes:
+            keys += index_keys(tag, change.index)
+            score = change.score
+            args += (change.member, "" if score is None else repr(float(score)), change.value)
+        return keys, args
+
+    async def set_index(
+        self, stream: str, *, expected_version: int, changes: Sequence[IndexOp]
+    ) -> bool:
+        if not changes:
+            return await self.version(stream) == expected_version
+        keys, args = self._index_args(stream, [keys_for(stream).events], changes)
+        reply = await self._fcall(FN_INDEX, keys, [expected_version, *args])
+        return int(reply) == 1
+
+    async def index_due(
+        self, index: str, upto: float, limit: int = 1000
+    ) -> list[tuple[str, float]]:
+        check_index(index)
+        bound = _score(upto)
+
+        def query(pipe: Any, tag: str) -> None:
+            pipe.zrangebyscore(index_keys(tag, index)[0], "-inf", bound, 0, limit, True)
+
+        replies = await self._per_shard(query)
+        found = [(m.decode(), float(s)) for reply in replies for m, s in reply]
+        found.sort(key=lambda item: (item[1], item[0]))
+        return found[:limit]
+
+    async def index_page(
+        self, index: str, after: str = "", limit: int = 50
+    ) -> tuple[list[tuple[str, bytes | None]], str | None]:
+        check_index(index)
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        start = b"(" + after.encode() if after else b"-"
+
+        def query(pipe: Any, tag: str) -> None:
+            pipe.zrangebylex(index_keys(tag, index)[0], start, b"+", 0, limit + 1)
+
+        tags = list(self._shards.values())
+        replies = await self._per_shard(query)
+        found = sorted((m, tag) for tag, reply in zip(tags, replies, strict=True) for m in reply)
+        page, more = found[:limit], len(found) > limit
+        by_shard: dict[str, list[bytes]] = {}
+        for member, tag in page:
+            by_shard.setdefault(tag, []).append(member)
+        values: dict[bytes, bytes | None] = {}
+        if by_shard:
+            async with self._connection_slot():
+                pipe = self._client.pipeline(transaction=False)
+                for tag, members in by_shard.items():
+                    pipe.hmget(index_keys(tag, index)[1], members)
+                with unavailable_as_typed():
+                    got = await pipe.execute()
+            for members, vals in zip(by_shard.values(), got, strict=True):
+                values.update(zip(members, vals, strict=True))
+        out = [(m.decode(), values.get(m)) for m, _ in page]
+        return out, (out[-1][0] if more and out else None)
+
+    async def _per_shard(self, query: Callable[[Any, str], None]) -> list[Any]:
+        """One command per index shard, in one pipeline (on a Cluster: one round trip per
+        node); replies in the order of the shards."""
+        async with self._connection_slot():
+            pipe = self._client.pipeline(transaction=False)
+            for tag in self._shards.values():
+                query(pipe, tag)
+            try:
+                with unavailable_as_typed():
+                    return list(await pipe.execute())
+            except StoreUnavailable:
+                pass
+            pipe = self._client.pipeline(transaction=False)  # reads: retried once
+            for tag in self._shards.values():
+                query(pipe, tag)
+            with unavailable_as_typed():
+                return list(await pipe.execute())
+
+    async def mark(self, index: str, member: str, score: float) -> None:
+        key = marks_key(index)
+        async with self._connection_slot():
+            with unavailable_as_typed():
+                await self._client.zadd(key, {member: _score(score)})
+
+    async def unmark(self, index: str, member: str) -> None:
+        key = marks_key(index)
+        async with self._connection_slot():
+            with unavailable_as_typed():
+                await self._client.zrem(key, member)
+
+    async def marked(
+        self, index: str, upto: float = float("inf"), limit: int = 10000
+    ) -> list[tuple[str, float]]:
+        replies: Any = await self._read_op(
+            self._client.zrangebyscore, marks_key(index), "-inf", _score(upto), 0, limit, True
+        )
+        return [(m.decode(), float(s)) for m, s in replies]
+
+    async def stream_names(self, prefix: str) -> AsyncIterator[str]:
+        pattern = "svara:{" + _glob_escape(prefix) + "*}:events"
+        async with self._connection_slot():
+            with unavailable_as_typed():
+                async for key in self._client.scan_iter(match=pattern, count=1000):
+                    yield stream_of(key.decode() if isinstance(key, bytes) else key)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -260,19 +460,6 @@ class RedisEventStore:
         self._remember(stream, last.version, last.hash)
         return last.version
 
-    async def versions(self, streams: Sequence[str]) -> list[int]:
-        """The current versions of many streams in one round trip per 1000 (a pipeline): the
-        timer driver's periodic rescan, which would otherwise cost a round trip per table."""
-        out: list[int] = []
-        for start in range(0, len(streams), 1000):
-            pipe = self._client.pipeline(transaction=False)
-            for stream in streams[start : start + 1000]:
-                pipe.execute_command("XREVRANGE", keys_for(stream).events, "+", "-", "COUNT", 1)
-            with unavailable_as_typed():
-                replies = await pipe.execute()
-            out += [version_of(r[0][0]) if r else 0 for r in replies]
-        return out
-
     async def subscribe(self, stream: str, after: int) -> AsyncIterator[StoredEvent]:
         """Every event after `after`, then live ones (`subscribe_batches`, one at a time)."""
         follow = self.subscribe_batches(stream, after)
@@ -317,14 +504,14 @@ class RedisEventStore:
 
     async def verify(self, stream: str) -> int:
         check_stream(stream)
-        last, head = 0, ZERO_HASH
+        last, head, floor = 0, ZERO_HASH, V1
         while True:
             batch = await self.read(stream, last, PAGE)
-            broken = find_break(batch, after=last, prev_hash=head)
+            broken = find_break(batch, after=last, prev_hash=head, floor=floor)
             if broken is not None:
                 raise ChainBroken(stream, broken[0], broken[1])
             if batch:
-                last, head = batch[-1].version, batch[-1].hash
+                last, head, floor = batch[-1].version, batch[-1].hash, batch[-1].chain
             if len(batch) < PAGE:
                 await self._check_not_truncated(stream, last)
                 return last
@@ -359,8 +546,9 @@ class RedisEventStore:
 
     async def ping(self) -> bool:
         try:
-            with unavailable_as_typed():
-                return bool(await self._client.ping())
+            async with self._connection_slot():
+                with unavailable_as_typed():
+                    return bool(await self._client.ping())
         except StoreUnavailable:
             return False
 
@@ -383,8 +571,9 @@ class RedisEventStore:
     async def load_functions(self) -> None:
         """Load the function library (REPLACE: the same code under the same name is harmless;
         on a cluster redis-py sends it to every primary)."""
-        with unavailable_as_typed():
-            await self._client.function_load(LIBRARY_CODE, replace=True)
+        async with self._connection_slot():
+            with unavailable_as_typed():
+                await self._client.function_load(LIBRARY_CODE, replace=True)
         self._loaded = True
 
     async def _fcall(self, name: str, keys: list[str], args: list[Any]) -> Any:
@@ -401,7 +590,11 @@ class RedisEventStore:
                         self._prefixes[(name, *keys)] = prefix
                     count = 3 + len(keys) + len(args)
                     return await self._pipe.call(b"*%d\r\n%b%b" % (count, prefix, pack_args(args)))
-                return await self._client.fcall(name, len(keys), *keys, *args)
+                client = self._client
+                async with self._connection_slot():
+                    if isinstance(client, RedisCluster):
+                        return await self._cluster_fcall(client, name, keys, args)
+                    return await client.fcall(name, len(keys), *keys, *args)
             except _UNAVAILABLE as exc:  # unavailable_as_typed(), inline: the hot path (and
                 # first: some of these are ResponseErrors too)
                 raise StoreUnavailable(f"event store unreachable: {exc}") from exc
@@ -413,14 +606,72 @@ class RedisEventStore:
                 raise
         raise AssertionError("unreachable")
 
-    async def _read_op(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable."""
+    @staticmethod
+    async def _cluster_fcall(
+        client: RedisCluster, name: str, keys: list[str], args: list[Any]
+    ) -> Any:
+        """FCALL sent straight to the primary that owns the keys' slot.
+
+        Left to itself redis-py asks a node `COMMAND GETKEYS` before every FCALL (its keys
+        are "movable"): one more round trip per append, to whichever node the parser holds,
+        which after a failover is the demoted primary that closes the connection (an append
+        then failed with 503). `initialize()` is a no-op unless a connection error asked for
+        a new slot map; a MOVED reply is still followed by redis-py."""
+        await client.initialize()
+        node = client.get_node_from_key(keys[0])
         try:
-            return await op(*args)
-        except _UNAVAILABLE:
-            pass
+            return await client.execute_command("FCALL", name, len(keys), *keys, *args,
+                                                target_nodes=node)
+        except _CLUSTER_RACE as exc:
+            raise _reset_under_us(exc) from exc
+
+    async def _read_op(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable.
+        On a Cluster twice, `CLUSTER_SETTLE` apart: while a failover settles the first new
+        slot map may still name the old primary."""
+        if self._gate is not None:
+            async with self._connection_slot():
+                return await self._read_retrying(op, *args)
+        return await self._read_retrying(op, *args)
+
+    async def _read_retrying(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
+        for _ in range(2 if self._cluster else 1):
+            try:
+                return await op(*args)
+            except _UNAVAILABLE:
+                pass
+            except _CLUSTER_RACE:
+                if not self._cluster:
+                    raise
+            if self._cluster:
+                await asyncio.sleep(CLUSTER_SETTLE)
         with unavailable_as_typed():
-            return await op(*args)
+            try:
+                return await op(*args)
+            except _CLUSTER_RACE as exc:
+                if not self._cluster:
+                    raise
+                raise _reset_under_us(exc) from exc
+
+    @contextlib.asynccontextmanager
+    async def _connection_slot(self) -> AsyncIterator[None]:
+        """A place among the commands in flight (only where the pool cannot wait by itself):
+        waiting is bounded, and running out of time says the store is busy, not down."""
+        gate = self._gate
+        if gate is None:
+            yield
+            return
+        try:
+            async with asyncio.timeout(self._command_wait):
+                await gate.acquire()
+        except TimeoutError:
+            raise StoreUnavailable(
+                f"event store busy: no connection free within {self._command_wait} s"
+            ) from None
+        try:
+            yield
+        finally:
+            gate.release()
 
     # For tests and tools (e.g. tampering, benchmarks): the underlying client.
     @property

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from service import metrics
 from service.api.auth import secret_key
 from service.api.config import Config
 from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
@@ -34,6 +35,8 @@ _PLACEHOLDER = b"""<!doctype html><meta charset="utf-8"><title>Svara</title>
 async def _web_app(request: web.Request) -> web.StreamResponse:
     """The static web app: files under static/ at the root, index.html at "/"."""
     name = request.match_info.get("path", "") or "index.html"
+    if "\x00" in name:  # no file has one; the OS calls would raise ValueError (a 500)
+        raise web.HTTPNotFound()
     root = STATIC_DIR.resolve()
     path = (root / name).resolve()
     if path.is_relative_to(root) and path.is_file():
@@ -42,6 +45,12 @@ async def _web_app(request: web.Request) -> web.StreamResponse:
     if name == "index.html":
         return web.Response(body=_PLACEHOLDER, content_type="text/html")
     raise web.HTTPNotFound()
+
+
+async def _metrics(_request: web.Request) -> web.Response:
+    """Prometheus text format (service/metrics.py). Not for the public: deploy/nginx.conf
+    refuses it, and Prometheus scrapes each replica's port directly (deploy/README.md)."""
+    return web.Response(body=metrics.exposition(), headers={"Content-Type": metrics.CONTENT_TYPE})
 
 
 def make_app(config: Config, tables: Tables | None = None) -> web.Application:
@@ -55,6 +64,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
         tables = _own_service(app, config)
     app[TABLES] = tables
     add_routes(app, dev_mode=config.dev_mode)
+    app.router.add_get("/metrics", _metrics)  # before the web app's catch-all
     app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
     app.on_shutdown.append(close_all)
     if config.bot_enabled:

@@ -11,6 +11,8 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
+from service.logs import LOG_FORMATS
+
 BOT_MODES = ("webhook", "polling", "off")
 
 
@@ -35,6 +37,8 @@ class Config:
     ws_auth_timeout_seconds: float = 10.0
     practice_bots: int = 2
     namespace: str = ""  # a prefix for every stream name: several deployments on one Redis
+    log_format: str = "text"  # or "json": one JSON object a line (service/logs.py)
+    listen_backlog: int = 4096  # the listening socket's queue (the kernel caps it at somaxconn)
     # Dev mode signs test users with a random per-process token, made once here.
     # Dev mode signs test users with a random per-process token made here, unless DEV_TOKEN
     # shares one between dev-mode replicas.
@@ -82,9 +86,18 @@ class Config:
             ws_heartbeat_seconds=float(_int(get, "WS_HEARTBEAT_SECONDS", 20, low=1)),
             practice_bots=_int(get, "PRACTICE_BOTS", 2, low=0),
             namespace=_namespace(get("SVARA_NAMESPACE")),
+            log_format=_log_format(get("LOG_FORMAT")),
+            listen_backlog=_int(get, "LISTEN_BACKLOG", 4096, low=1),
         )
         dev_token = get("DEV_TOKEN")
         return replace(config, dev_token=dev_token) if dev_token else config
+
+
+def _log_format(raw: str | None) -> str:
+    value = (raw or "text").lower()
+    if value not in LOG_FORMATS:
+        raise ConfigError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {raw!r}")
+    return value
 
 
 def _namespace(raw: str | None) -> str:

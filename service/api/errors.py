@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from time import perf_counter
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from events.store.base import StoreUnavailable
+from service import metrics
 from service.api.auth import AuthError
 from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
@@ -51,6 +53,8 @@ def json_error(status: int, code: str, message: str, **extra: Any) -> web.Respon
 def game_error_status(code: str) -> int:
     if code in FORBIDDEN_CODES:
         return 403
+    if code == "invalid_client_seed":
+        return 400
     if code in CONFLICT_CODES:
         return 409
     if code in NOT_FOUND_CODES:
@@ -59,7 +63,30 @@ def game_error_status(code: str) -> int:
 
 
 def classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
-    """(status, code, message, extra) for an exception a client can cause; None for a bug."""
+    """(status, code, message, extra) for an exception a client can cause; None for a bug.
+
+    Every 503 (the store unreachable, busy past its wait, a stream too contended) is logged
+    here with its cause, the one place every HTTP and WebSocket refusal passes through, so an
+    operator sees why it happened rather than only a count of 503s."""
+    known = _classify(exc)
+    if known is not None and known[0] == 503:
+        log.warning("answering 503 %s: %s", known[1], why(exc))
+    return known
+
+
+def why(exc: BaseException) -> str:
+    """The exception and what caused it, innermost last ("A: x <- B: y")."""
+    parts: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen and len(parts) < 6:
+        seen.add(id(current))
+        parts.append(f"{type(current).__name__}: {current}")
+        current = current.__cause__ or current.__context__
+    return " <- ".join(parts)
+
+
+def _classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
     if isinstance(exc, ApiError | ServiceError):
         return exc.status, exc.code, exc.message, dict(exc.extra)
     if isinstance(exc, AuthError):
@@ -83,27 +110,38 @@ _HTTP_CODES = {
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def json_errors(handler: Handler) -> Handler:
+def json_errors(handler: Handler, *, timed: bool = True) -> Handler:
     """Wrap a route handler: every refusal becomes the JSON error format; real bugs are
     logged, not leaked. Per handler rather than as a middleware: an aiohttp middleware puts
     two more coroutine layers under every request, the action included (a few percent of
-    its CPU); `unmatched` answers what the router refuses before any handler runs."""
+    its CPU); `unmatched` answers what the router refuses before any handler runs.
+
+    With `timed` (not for WebSockets, which live for minutes) each request's time and status
+    go to `svara_http_request_duration_seconds` / `svara_http_responses_total`, through a
+    recorder bound to the handler's name once, here."""
+    record = metrics.request_observer(getattr(handler, "__name__", "handler")) if timed else None
 
     async def guarded(request: web.Request) -> web.StreamResponse:
+        started = perf_counter()
         try:
-            return await handler(request)
+            response = await handler(request)
         except web.HTTPException as exc:
             if exc.status < 400 or not request.path.startswith(("/api/", "/dev/")):
                 raise
             code = _HTTP_CODES.get(exc.status, "http_error")
-            return json_error(exc.status, code, exc.reason)
+            response = json_error(exc.status, code, exc.reason)
         except Exception as exc:
             known = classify(exc)
             if known is None:
-                log.exception("unhandled error on %s %s", request.method, request.path)
-                return json_error(500, "internal_error", "something went wrong on our side")
-            status, code, message, extra = known
-            return json_error(status, code, message, **extra)
+                log.exception("unhandled error on %s %s", request.method, request.path,
+                              extra={"table": request.match_info.get("table_id")})
+                response = json_error(500, "internal_error", "something went wrong on our side")
+            else:
+                status, code, message, extra = known
+                response = json_error(status, code, message, **extra)
+        if record is not None:
+            record(response.status, perf_counter() - started)
+        return response
 
     guarded.__name__ = getattr(handler, "__name__", "handler")
     guarded.__doc__ = handler.__doc__

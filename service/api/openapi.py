@@ -65,8 +65,22 @@ _COMPONENT_SCHEMAS: JSON = {
     "TableView": {"type": "object", "required": ["table_id", "version", "settings", "hand",
                                                  "seats", "you"], "properties": {
         "table_id": {"type": "string"}, "version": {"type": "integer"}, "settings": _OBJ,
-        "hand": {"type": ["object", "null"]},
-        "seats": {"type": "array", "items": _OBJ},
+        "host": {"type": ["string", "null"],
+                 "description": "whom the table is named after: its creator while seated, "
+                                "else the person seated longest; null when no person sits"},
+        "hand": {"type": ["object", "null"], "properties": {
+            "last_blind": {"type": "integer", "description": "the last blind this deal (0: none)"},
+            "last_blind_seat": {"type": ["integer", "null"]},
+            "must_double": {"type": "boolean",
+                            "description": "after blinds and before any raise: a player who "
+                                           "did not go blind must raise to at least twice "
+                                           "the last blind (no call)"}}},
+        "seats": {"type": "array", "items": {"type": "object", "properties": {
+            "timed_out": {"type": "boolean",
+                          "description": "folded by the clock this deal, not by the player"},
+            "sat_out": {"type": "boolean",
+                        "description": "sat out after two turns in a row ran out; "
+                                       "`sit_in` returns"}}}},
         "you": {"type": "object", "properties": {
             "seat": {"type": ["integer", "null"]},
             "cards": {"type": ["array", "null"], "items": {"type": "string"}},
@@ -75,9 +89,63 @@ _COMPONENT_SCHEMAS: JSON = {
                       "properties": {"type": {"type": "string"}, "min": {"type": "integer"},
                                      "max": {"type": "integer"},
                                      "amount": {"type": "integer"}}}}}}}},
-    "Event": {"type": "object", "required": ["version", "type", "at", "data"], "properties": {
+    "TablePage": {"type": "object", "required": ["tables", "next"], "properties": {
+        "tables": {"type": "array", "items": {"$ref": "#/components/schemas/TableSummary"}},
+        "next": {"type": ["string", "null"],
+                 "description": "the cursor of the next page; null on the last page"}}},
+    "TableSummary": {"type": "object", "required": [
+        "table_id", "ante", "max_seats", "seated", "phase"], "properties": {
+        "table_id": {"type": "string"}, "ante": {"type": "integer"},
+        "max_seats": {"type": "integer"}, "seated": {"type": "integer"},
+        "seats_free": {"type": "integer"},
+        "phase": {"enum": ["waiting", "blind", "betting", "svara_join", "settled"]},
+        "created_by": {"type": "integer"}, "turn_seconds": {"type": "integer"},
+        "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"}}},
+    "Event": {"type": "object", "required": ["version", "type", "at", "data", "hash"],
+              "properties": {
         "version": {"type": "integer"}, "type": {"type": "string"}, "at": {"type": "number"},
-        "data": _OBJ}},
+        "data": _OBJ,
+        "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$",
+                 "description": "the event's chain hash (docs/CHAIN.md): keep the newest you "
+                                "saw and hold any later audit or export to it"}}},
+    "AuditResult": {"type": "object", "required": ["check", "ok"], "properties": {
+        "check": {"enum": ["chain", "commitment", "seeds", "deck", "cards", "scores", "winner",
+                           "chips", "replay"]},
+        "ok": {"type": "boolean"}, "version": {"type": "integer"},
+        "reason": {"type": "string"}, "chain_version": {"type": "integer"}}},
+    "Audit": {"type": "object", "required": ["table_id", "hand", "verified", "checks",
+                                             "results", "failures", "deals", "events",
+                                             "result"], "properties": {
+        "table_id": {"type": "string"}, "hand": {"type": "integer"},
+        "verified": {"type": "boolean"},
+        "checks": {"type": "object", "description": "API.md's summary: chain, deck (commitment,"
+                   " seeds, deck, cards), chips, replay (scores, winner, replay)",
+                   "additionalProperties": {"type": "boolean"}},
+        "results": {"type": "array", "items": {"$ref": "#/components/schemas/AuditResult"},
+                    "description": "one per check: ok, or its earliest failure"},
+        "failures": {"type": "array", "items": {"$ref": "#/components/schemas/AuditResult"},
+                     "description": "every failure, each naming the check, the event version "
+                                    "and the reason"},
+        "table_chain": _OBJ, "deals": {"type": "array", "items": _OBJ},
+        "events": {"type": "array", "items": _OBJ}, "result": _OBJ}},
+    "ExportEntry": {"type": "object", "required": ["version", "type", "at", "chain", "hash"],
+                    "properties": {
+        "version": {"type": "integer"}, "type": {"type": "string"},
+        "at": {"type": "string", "description": "the stored time text, as hashed by chain v2"},
+        "chain": {"enum": [1, 2]}, "hash": {"type": "string"},
+        "raw": {"type": "string", "description": "the stored event bytes (UTF-8 text)"},
+        "raw_b64": {"type": "string", "description": "the stored bytes, if not UTF-8"},
+        "prev_hash": {"type": "string", "description": "context entries: the hash before"}}},
+    "HandExport": {"type": "object", "required": ["format", "format_version", "table_id", "hand",
+                                                  "settings", "seats", "prev_hash", "events",
+                                                  "context"], "properties": {
+        "format": {"const": "svara-hand-export"}, "format_version": {"const": 1},
+        "table_id": {"type": "string"}, "hand": {"type": "integer"},
+        "exported_at": {"type": "number"}, "settings": _OBJ,
+        "seats": {"type": "array", "items": _OBJ},
+        "prev_hash": {"type": "string"},
+        "events": {"type": "array", "items": {"$ref": "#/components/schemas/ExportEntry"}},
+        "context": {"type": "array", "items": {"$ref": "#/components/schemas/ExportEntry"}}}},
 }
 
 
@@ -85,10 +153,16 @@ _COMPONENT_SCHEMAS: JSON = {
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
         [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame,
-         schemas.PreferencesBody],
+         schemas.PreferencesBody, schemas.SeedBody],
         ref_template="#/components/schemas/{name}",
     )
-    after = {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}}
+    after = {"name": "after", "in": "query",
+             "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}}
+    limit = {"name": "limit", "in": "query", "description": "tables per page (default 50)",
+             "schema": {"type": "integer", "minimum": 1, "maximum": 200}}
+    cursor = {"name": "cursor", "in": "query",
+              "description": "the `next` of the page before (omit for the first page)",
+              "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     hand = {"name": "n", "in": "path", "required": True,
             "schema": {"type": "integer", "minimum": 1}}
     paths: JSON = {
@@ -96,14 +170,20 @@ def openapi_document() -> JSON:
                                    _json({"type": "object"}), auth=False)},
         "/api/openapi.json": {"get": _op("This document", _json(_OBJ), auth=False)},
         "/api/me": {"get": _op("The caller, their wallet balance and their tables, the language "
-                               "they see (`language`) and their own choices (`settings`)",
+                               "they see (`language`), their own choices (`settings`) and "
+                               "`daily_topup`: `{amount, next_at}`, the chips granted once a "
+                               "UTC day to an empty wallet seated nowhere, and the earliest "
+                               "time (epoch seconds) the next can come",
                                _json(_OBJ))},
         "/api/me/settings": {"post": _op(
             "Change the caller's preferences: `language` (en, ru, bg, tr, de, ar) and `pings` "
             "(may the bot message them when it is their turn); answers like GET /api/me",
             _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
-            "get": _op("Open tables", _json(_OBJ)),
+            "get": _op("Open tables (every table not closed), a page at a time in table-id "
+                       "order; each row names its `host` (whom the table is named after, or "
+                       "null) and whether `practice` bots sit there",
+                       _json(_ref("TablePage")), params=[limit, cursor]),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
                         body="CreateTableBody", status="201"),
         },
@@ -113,6 +193,30 @@ def openapi_document() -> JSON:
                                               body="SeatBody", params=[_TABLE_ID])},
         "/api/tables/{id}/leave": {"post": _op("Stand up; chips go back to the wallet", _VIEW,
                                                params=[_TABLE_ID])},
+        "/api/tables/{id}/rebuy": {"post": _op(
+            "Buy in again at the same seat after losing the stack (below one ante): what is "
+            "left goes back to the wallet, the buy-in comes from it. 409 `not_busted` while "
+            "the stack still covers an ante, 409 `hand_in_progress` while the caller is still "
+            "in the hand, 422 `buy_in_out_of_range` / `insufficient_funds`",
+            _VIEW, body="SeatBody", params=[_TABLE_ID])},
+        "/api/tables/{id}/hands": {"get": _op(
+            "The last settled hands, newest first: `{\"hands\": [{number, settled_at, dealer, "
+            "names: {seat: name|null}, winners: [seat], amounts: {seat: chips}, pot, rake, "
+            "reason, showdowns: [{deal, hands: {seat: {cards, score}}, capped}], "
+            "svaras: [{tied, fee, joined}], timeouts: [{seat, action}]}]}` (public facts "
+            "only; each hand's audit is /hands/{n}/audit)",
+            _json({"type": "object", "properties": {
+                "hands": {"type": "array", "items": _OBJ}}}),
+            params=[_TABLE_ID, {"name": "limit", "in": "query",
+                                "schema": {"type": "integer", "minimum": 1, "maximum": 50,
+                                           "default": 10}}])},
+        "/api/tables/{id}/seed": {"post": _op(
+            "Set the caller's own seed for the deck (DESIGN.md \"Players' seeds\", "
+            "hmac-sha256-fy-v2): 1-64 characters of A-Z a-z 0-9 _ - (400 otherwise). It is a "
+            "public `client_seed_set` event and counts from the next deal dealt after it; the "
+            "server's commitment for that deal was published before (next_commitment). Only a "
+            "seated player may set one (403 not_seated). Answers the caller's view, whose "
+            "`you.client_seed` shows it", _VIEW, body="SeedBody", params=[_TABLE_ID])},
         "/api/tables/{id}/actions": {"post": _op(
             "Act (blind, pass, look, call, raise, fold, join_svara, skip_svara, sit_in); "
             "a repeated action_id returns the first answer",
@@ -125,8 +229,17 @@ def openapi_document() -> JSON:
                 "events": {"type": "array", "items": _ref("Event")}}}),
             params=[_TABLE_ID, after])},
         "/api/tables/{id}/hands/{n}/audit": {"get": _op(
-            "Audit of a settled hand: hash chain, deck, chips, replay", _json(_OBJ),
-            params=[_TABLE_ID, hand])},
+            "Audit of a settled hand, recomputed from the stored events: per check (chain, "
+            "commitment, seeds, deck, cards, scores, winner, chips, replay) ok or the failure's "
+            "event version and reason; 409 hand_in_progress until it is settled",
+            _json(_ref("Audit")), params=[_TABLE_ID, hand])},
+        "/api/tables/{id}/hands/{n}/export": {"get": _op(
+            "A settled hand as one self-contained file (docs/FAIRNESS.md): the table's "
+            "settings and seats, every event from the one that published the hand's first "
+            "commitment through its settlement with the stored bytes, time and chain hash, "
+            "the hash before the first, and the earlier events it depends on. `svara verify "
+            "FILE` checks it with no server; 409 hand_in_progress until it is settled",
+            _json(_ref("HandExport")), params=[_TABLE_ID, hand])},
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "

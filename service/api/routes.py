@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -15,6 +16,8 @@ from service.api.openapi import openapi_document
 from service.game.settings import validated
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
+LOBBY_PAGE = 50
+MAX_LOBBY_PAGE = 200
 _encode = msgspec.json.Encoder().encode
 
 
@@ -65,8 +68,16 @@ async def set_preferences(request: web.Request) -> web.Response:
 
 
 async def list_tables(request: web.Request) -> web.Response:
+    """A page of open tables; `?limit=` (1-200, default 50) and `?cursor=` (the `next` of
+    the page before)."""
     authenticate(request)
-    return json_response({"tables": await request.app[TABLES].list_tables()})
+    limit = _int_param(request, "limit", default=LOBBY_PAGE)
+    if not 1 <= limit <= MAX_LOBBY_PAGE:
+        raise ApiError(400, "invalid_parameter", f"limit must be between 1 and {MAX_LOBBY_PAGE}")
+    cursor = request.query.get("cursor") or None
+    if cursor is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", cursor):
+        raise ApiError(400, "invalid_parameter", "cursor must be the `next` of a page")
+    return json_response(await request.app[TABLES].list_tables(limit=limit, cursor=cursor))
 
 
 async def create_table(request: web.Request) -> web.Response:
@@ -84,6 +95,29 @@ async def seat(request: web.Request) -> web.Response:
     user = authenticate(request)
     body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
     view = await request.app[TABLES].seat(user, request.match_info["table_id"], body.buy_in)
+    return json_response(view)
+
+
+async def rebuy(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
+    view = await request.app[TABLES].rebuy(user, request.match_info["table_id"], body.buy_in)
+    return json_response(view)
+
+
+async def hands(request: web.Request) -> web.Response:
+    authenticate(request)
+    limit = _int_param(request, "limit", default=10)
+    return json_response(
+        {"hands": await request.app[TABLES].hands(request.match_info["table_id"], limit)})
+
+
+async def set_seed(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.SeedBody = schemas.decode_body(schemas.seed_decoder, await request.read())
+    view = await request.app[TABLES].set_client_seed(
+        user, request.match_info["table_id"], body.client_seed
+    )
     return json_response(view)
 
 
@@ -122,6 +156,19 @@ async def audit(request: web.Request) -> web.Response:
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
 
 
+async def export(request: web.Request) -> web.Response:
+    authenticate(request)
+    hand = _int_param(request, "hand")
+    if hand < 1:
+        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
+    table_id = request.match_info["table_id"]
+    response = json_response(await request.app[TABLES].export(table_id, hand))
+    response.headers["Content-Disposition"] = (
+        f'attachment; filename="svara-{table_id}-hand-{hand}.json"'
+    )
+    return response
+
+
 async def dev_init_data(request: web.Request) -> web.Response:
     """Dev mode only (no BOT_TOKEN): initData for a test user, signed with the dev token."""
     user_id = _int_param(request, "user_id")
@@ -139,8 +186,8 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     after every other route under /api/ and /dev/."""
     from service.api.ws import table_socket
 
-    def get(path: str, handler: Handler) -> None:
-        app.router.add_get(path, json_errors(handler))
+    def get(path: str, handler: Handler, *, timed: bool = True) -> None:
+        app.router.add_get(path, json_errors(handler, timed=timed))
 
     def post(path: str, handler: Handler) -> None:
         app.router.add_post(path, json_errors(handler))
@@ -156,9 +203,13 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}", view)
     post(f"/api/tables/{TABLE_ID}/seat", seat)
     post(f"/api/tables/{TABLE_ID}/leave", leave)
+    post(f"/api/tables/{TABLE_ID}/rebuy", rebuy)
+    get(f"/api/tables/{TABLE_ID}/hands", hands)
+    post(f"/api/tables/{TABLE_ID}/seed", set_seed)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
-    get(f"/api/tables/{TABLE_ID}/ws", table_socket)
+    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
+    get(f"/api/tables/{TABLE_ID}/ws", table_socket, timed=False)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

@@ -10,16 +10,36 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from service.game.settings import TableSettings
+from service.game.settings import LIMITS, MAX_CHIPS, TableSettings
 
 ActionId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-Version = Annotated[int, msgspec.Meta(ge=0)]
-Chips = Annotated[int, msgspec.Meta(ge=0, le=10**12)]
+# Versions are bounded like the HTTP `after` (JavaScript's exact integers): beyond any stream,
+# and below what Redis accepts as a stream id.
+MAX_VERSION = 2**53 - 1
+Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_VERSION)]
+Chips = Annotated[int, msgspec.Meta(ge=0, le=MAX_CHIPS)]
+
+
+def _bounds(name: str) -> msgspec.Meta:
+    least, most = LIMITS[name]
+    return msgspec.Meta(ge=least, le=most)
 
 
 class CreateTableBody(TableSettings, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """POST /api/tables: every TableSettings option, plus practice bots to seat at once."""
+    """POST /api/tables: every TableSettings option, plus practice bots to seat at once.
+    Every number is bounded here, at the edge (`service.game.settings.LIMITS`), so a body the
+    game would refuse is a 400 before anything runs."""
 
+    ante: Annotated[int, _bounds("ante")]
+    bet_unit: Annotated[int, _bounds("bet_unit")] | None = None
+    max_seats: Annotated[int, _bounds("max_seats")] = 6
+    min_buy_in: Annotated[int, _bounds("min_buy_in")] | None = None
+    max_buy_in: Annotated[int, _bounds("max_buy_in")] | None = None
+    turn_seconds: Annotated[int, _bounds("turn_seconds")] = 30
+    svara_join_seconds: Annotated[int, _bounds("svara_join_seconds")] | None = None
+    next_hand_seconds: Annotated[int, _bounds("next_hand_seconds")] = 3
+    max_raises: Annotated[int, _bounds("max_raises")] = 3
+    rake_percent: Annotated[int, _bounds("rake_percent")] = 0
     practice_bots: Annotated[int, msgspec.Meta(ge=0, le=9)] = 0
 
     def settings(self) -> TableSettings:
@@ -40,6 +60,21 @@ class PreferencesBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 class SeatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     buy_in: Chips
+
+
+ClientSeed = Annotated[
+    str,
+    msgspec.Meta(
+        pattern="^[A-Za-z0-9_-]{1,64}$",
+        description="the player's own seed for v2 decks: 1-64 of A-Z a-z 0-9 _ -",
+    ),
+]
+
+
+class SeedBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/tables/{id}/seed (DESIGN.md "Players' seeds")."""
+
+    client_seed: ClientSeed
 
 
 class ActionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -65,9 +100,10 @@ class PingFrame(msgspec.Struct, frozen=True, tag="ping"):
     pass
 
 
-class ActionFrame(msgspec.Struct, frozen=True, tag="action"):
+class ActionFrame(msgspec.Struct, frozen=True, tag="action", forbid_unknown_fields=True):
     """An action over the socket. The frame's own "type" is "action", so the action's type
-    travels as `action` (a string), or the whole POST body travels as `action` (an object)."""
+    travels as `action` (a string), or the whole POST body travels as `action` (an object).
+    Unknown fields are refused, as in the POST body (one contract for both)."""
 
     action: str | ActionBody
     action_id: ActionId | None = None
@@ -89,6 +125,7 @@ ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame
 
 create_table_decoder = msgspec.json.Decoder(CreateTableBody)
 seat_decoder = msgspec.json.Decoder(SeatBody)
+seed_decoder = msgspec.json.Decoder(SeedBody)
 preferences_decoder = msgspec.json.Decoder(PreferencesBody)
 action_decoder = msgspec.json.Decoder(ActionBody)
 frame_decoder = msgspec.json.Decoder(ClientFrame)

@@ -17,6 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
+from service import logs
 from service.api.app import make_app
 from service.api.config import Config, ConfigError
 from service.api.context import TABLES
@@ -32,15 +33,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1")
     parser.add_argument("--port", type=int, default=os.environ.get("PORT") or "8080")
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
     try:
         config = Config.from_env(os.environ)
     except ConfigError as exc:
         print(f"svara serve: {exc}", file=sys.stderr)
         return 2
+    logs.configure(os.environ.get("LOG_LEVEL") or "INFO", config.log_format,
+                   secrets=(config.bot_token, config.dev_token))
     with contextlib.suppress(ImportError):
         import uvloop
 
@@ -70,16 +69,20 @@ async def _serve(config: Config, host: str, port: int) -> None:
     try:
         # The practice table exists before the port opens: whoever can connect can play.
         table_id = await _practice_table(app, config) if config.dev_mode else None
-        site = web.TCPSite(runner, host, port, backlog=1024)
+        site = web.TCPSite(runner, host, port, backlog=config.listen_backlog)
         await site.start()
         _tune_gc()
         url = f"http://{host}:{port}/"
         where = "Redis" if config.redis_url else "the embedded store"
         if config.dev_mode:
-            print(f"svara: dev mode on {where}; open {url} in a browser"
-                  f" (practice table {table_id}: {url}?table={table_id})", flush=True)
+            banner = (f"svara: dev mode on {where}; open {url} in a browser"
+                      f" (practice table {table_id}: {url}?table={table_id})")
         else:
-            print(f"svara: serving on {url} ({where}, bot {config.bot_mode})", flush=True)
+            banner = f"svara: serving on {url} ({where}, bot {config.bot_mode})"
+        if config.log_format == "json":
+            log.info("%s", banner)  # nothing on stdout: every line is a JSON log object
+        else:
+            print(banner, flush=True)
         await stop.wait()
         log.info("stopping: closing sockets and draining requests")
     finally:

@@ -25,6 +25,7 @@ import msgspec
 from aiohttp import WSMsgType, web
 
 from events.store.base import SubscriberTooSlow
+from service import metrics
 from service.api import schemas
 from service.api.auth import AuthError
 from service.api.context import CONFIG, SOCKETS, TABLES, charge, user_from_init_data
@@ -54,11 +55,13 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     request.app[SOCKETS].add(ws)
     session = _Session(request.app, ws, request.match_info["table_id"], request.transport)
+    metrics.open_websockets.inc()
     try:
         await session.run()
     except ConnectionResetError:
         pass  # the client went away mid-send: nothing to tell it
     finally:
+        metrics.open_websockets.dec()
         await session.stop_feed()
         if not ws.closed:
             await ws.close()
@@ -119,6 +122,7 @@ class _Session:
             self.user = user_from_init_data(self.app, frame.init_data)
         except (AuthError, msgspec.MsgspecError) as exc:
             reason = exc.message if isinstance(exc, AuthError) else "first frame must be auth"
+            _closed_with(CLOSE_UNAUTHORIZED, self.table_id, reason)
             await self.ws.close(code=CLOSE_UNAUTHORIZED, message=reason.encode()[:120])
             return False
         try:
@@ -131,6 +135,7 @@ class _Session:
             status = known[0] if known else 500
             code = {404: CLOSE_NOT_FOUND, 429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
             message = known[2] if known else "internal error"
+            _closed_with(code, self.table_id, message, exc)
             await self.ws.close(code=code, message=message.encode()[:120])
             return False
         await _send(self.ws, {"type": "ready", "version": view["version"]})
@@ -221,15 +226,31 @@ class _Session:
             if known is None:
                 log.exception("event feed failed")
             code = CLOSE_NOT_FOUND if known and known[0] == 404 else CLOSE_ERROR
-            await self._close_soon(code, known[2] if known else "event feed failed")
+            await self._close_soon(code, known[2] if known else "event feed failed", exc)
 
-    async def _close_soon(self, code: int, reason: str) -> None:
+    async def _close_soon(
+        self, code: int, reason: str, error: BaseException | None = None
+    ) -> None:
         """Close without waiting on a socket that may be the very thing that is stuck."""
+        _closed_with(code, self.table_id, reason, error)
         for task in self.feed:
             if task is not asyncio.current_task():
                 task.cancel()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self.ws.close(code=code, message=reason.encode()), 1.0)
+
+
+def _closed_with(
+    code: int, table_id: str, reason: str, error: BaseException | None = None
+) -> None:
+    """Count a close with an error code; 1011 (the server's fault) also gets a log line that
+    says why (the error under the client-facing reason, when there is one)."""
+    metrics.websocket_closes.labels(str(code)).inc()
+    if code == CLOSE_ERROR:
+        cause = error.__cause__ if error is not None and error.__cause__ else error
+        log.warning("closing a socket with 1011: %s%s", reason,
+                    f" ({type(cause).__name__}: {cause})" if cause is not None else "",
+                    extra={"table": table_id})
 
 
 def _header(length: int) -> bytes:

@@ -81,6 +81,14 @@ class SitIn(Command, frozen=True, kw_only=True):
     user_id: int
 
 
+class SetClientSeed(Command, frozen=True, kw_only=True):
+    """A seated player's own seed for v2 decks (DESIGN.md "Players' seeds"): 1-64 characters
+    of [A-Za-z0-9_-]; it counts from the next deal dealt after it."""
+
+    user_id: int
+    client_seed: str
+
+
 class Tick(Command, frozen=True, kw_only=True):
     """The clock reached `state.deadline`: time out the turn, close the svara join window, or
     start the next hand. Refused with `not_due` before the deadline, so timers may fire early,
@@ -88,7 +96,7 @@ class Tick(Command, frozen=True, kw_only=True):
 
 
 PlayerCommand = PlaceBlind | Pass | Look | Call | Raise | Fold | JoinSvara | SkipSvara | SitIn
-TableCommand = CreateTable | SitDown | Leave | PlayerCommand | Tick
+TableCommand = CreateTable | SitDown | Leave | PlayerCommand | SetClientSeed | Tick
 
 ActionType = Literal[
     "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"
@@ -128,6 +136,9 @@ def check_numbers(command: TableCommand) -> None:
         _whole(command.amount, "invalid_amount", "the blind must be a whole number of chips")
     elif isinstance(command, Raise):
         _whole(command.amount, "invalid_amount", "the raise must be a whole number of chips")
+    elif isinstance(command, SetClientSeed):
+        if type(command.client_seed) is not str:
+            raise GameError("invalid_client_seed", "a client seed is a string")
     elif isinstance(command, SitDown):
         _whole(command.buy_in, "invalid_amount", "the buy-in must be a whole number of chips")
         if command.seat is not None:

@@ -8,7 +8,8 @@ Error codes: table_not_found, table_exists, invalid_settings, not_seated, alread
 seat_taken, table_full, invalid_seat, buy_in_out_of_range, invalid_amount, no_hand,
 wrong_phase, not_your_turn, not_in_hand, already_looked, cannot_blind_after_look,
 amount_too_small, amount_too_large, raise_limit, cannot_call_blind, no_check, not_eligible,
-already_answered, insufficient_chips, not_sat_out, not_due, invalid_seed, unknown_command.
+already_answered, insufficient_chips, not_sat_out, not_due, invalid_seed, invalid_client_seed,
+unknown_command, table_closed.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from service.game.tx import Tx
 
 __all__ = ["decide", "evolve", "fold", "step"]
 
-# Commands carrying numbers from outside: checked by `cmd.check_numbers` before dispatch.
-_NUMBERED: frozenset[type] = frozenset({cmd.PlaceBlind, cmd.Raise, cmd.SitDown})
+# Commands carrying numbers (or a client seed) from outside: checked by `cmd.check_numbers`
+# before dispatch.
+_NUMBERED: frozenset[type] = frozenset(
+    {cmd.PlaceBlind, cmd.Raise, cmd.SitDown, cmd.SetClientSeed}
+)
 
 _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
     cmd.SitDown: seating.sit_down,
@@ -41,6 +45,7 @@ _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
     cmd.Fold: actions.fold,
     cmd.JoinSvara: actions.join_svara,
     cmd.SkipSvara: actions.skip_svara,
+    cmd.SetClientSeed: seating.set_client_seed,
     cmd.Tick: timers.tick,
 }
 

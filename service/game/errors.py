@@ -22,4 +22,6 @@ class GameError(Exception):
 # Codes that mean "this is not yours to do" (HTTP 403); every other GameError is an illegal
 # action (HTTP 422) unless listed in CONFLICT_CODES (HTTP 409).
 FORBIDDEN_CODES = frozenset({"not_seated", "not_your_turn"})
-CONFLICT_CODES = frozenset({"table_exists", "already_seated", "seat_taken", "table_full"})
+CONFLICT_CODES = frozenset(
+    {"table_exists", "already_seated", "seat_taken", "table_full", "table_closed"}
+)

@@ -76,7 +76,17 @@ def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         settings=e.settings,
         created_by=e.created_by,
         seats=(None,) * e.settings.max_seats,
+        next_commitment=e.next_commitment,
+        empty_since=e.created_at,
     )
+
+
+def _seed_drawn(state: TableState, e: ev.SeedDrawn) -> TableState:
+    return replace(state, next_commitment=e.commitment, next_seed=e.seed)
+
+
+def _client_seed_set(state: TableState, e: ev.ClientSeedSet) -> TableState:
+    return _with_seat(state, replace(_seat(state, e.seat), client_seed=e.client_seed), e.seat)
 
 
 def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
@@ -89,11 +99,14 @@ def _player_seated(state: TableState, e: ev.PlayerSeated) -> TableState:
         e.seat,
         seat_counter=state.seat_counter + 1,
         bought_in=state.bought_in + e.buy_in,
+        empty_since=None,
     )
 
 
 def _player_left(state: TableState, e: ev.PlayerLeft) -> TableState:
     state = _with_seat(state, None, e.seat, cashed_out=state.cashed_out + e.cashed_out)
+    if all(s is None for s in state.seats):
+        state = replace(state, empty_since=e.at)
     hand = state.hand
     if hand is not None and hand.phase == "svara_join":
         seat = e.seat
@@ -130,7 +143,14 @@ def _hand_started(state: TableState, e: ev.HandStarted) -> TableState:
         commitment=e.commitment,
         seeds=(ev.DealSeed(deal=1, commitment=e.commitment, seed=e.seed),),
     )
-    return replace(state, hand=hand, hand_number=e.number, next_hand_at=None)
+    return replace(
+        state,
+        hand=hand,
+        hand_number=e.number,
+        next_hand_at=None,
+        next_commitment="",  # a pending seed is used by this deal
+        next_seed="",
+    )
 
 
 def _antes_paid(state: TableState, e: ev.AntesPaid) -> TableState:
@@ -334,7 +354,7 @@ def _svara_started(state: TableState, e: ev.SvaraStarted) -> TableState:
         turn=None,
         turn_deadline=None,
     )
-    return replace(state, hand=hand)
+    return replace(state, hand=hand, next_commitment=e.next_commitment, next_seed="")
 
 
 def _svara_joined(state: TableState, e: ev.SvaraJoined) -> TableState:
@@ -378,7 +398,7 @@ def _svara_deal_started(state: TableState, e: ev.SvaraDealStarted) -> TableState
         join_deadline=None,
         shown={},
     )
-    return replace(state, hand=hand)
+    return replace(state, hand=hand, next_commitment="", next_seed="")
 
 
 def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
@@ -405,6 +425,8 @@ def _hand_settled(state: TableState, e: ev.HandSettled) -> TableState:
         rake_total=state.rake_total + e.rake,
         next_hand_at=e.next_hand_at,
         next_dealer=e.next_dealer,
+        next_commitment=e.next_commitment,
+        next_seed="",
     )
 
 
@@ -414,6 +436,10 @@ def _sat_out(state: TableState, e: ev.PlayerSatOut) -> TableState:
 
 def _returned(state: TableState, e: ev.PlayerReturned) -> TableState:
     return _with_seat(state, replace(_seat(state, e.seat), sat_out=False, timeouts=0), e.seat)
+
+
+def _closed(state: TableState, e: ev.TableClosed) -> TableState:
+    return replace(state, closed=True)
 
 
 APPLY: dict[type, Callable[[Any, Any], TableState]] = {
@@ -439,6 +465,9 @@ APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.HandSettled: _hand_settled,
     ev.PlayerSatOut: _sat_out,
     ev.PlayerReturned: _returned,
+    ev.SeedDrawn: _seed_drawn,
+    ev.ClientSeedSet: _client_seed_set,
+    ev.TableClosed: _closed,
 }
 
 

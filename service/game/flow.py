@@ -22,13 +22,29 @@ Our choices where RULES.md is silent:
 - Every deal has a seed of its own, even several deals made by one command
   (`Tx.deal_seed`); a hand needing a deal with a seed that is not 32 bytes is refused
   (`invalid_seed`).
+Fairness (DESIGN.md "Players' seeds", `hmac-sha256-fy-v2`): a deal's server seed is drawn one
+step ahead, by the command that creates the table, settles the previous hand or declares the
+svara, which publishes its commitment (`next_commitment`) and records the seed in a secret
+`seed_drawn` event; the deal then mixes in the client seeds recorded before it. A deal with no
+seed pending (the first hand at a table created before v2, or a svara declared before it) is
+dealt as before, v1, with the dealing command's seed. A command without a seed (some tests')
+publishes no commitment, and the deal after it is v1.
 """
 
 from __future__ import annotations
 
 from events import table as ev
 from service.game import betting
-from service.game.deck import SEED_BYTES, commitment, deal_hands, shuffled_deck
+from service.game.deck import (
+    ALGORITHM,
+    ALGORITHM_V2,
+    SEED_BYTES,
+    commitment,
+    deal_hands,
+    mix_of,
+    shuffled_deck,
+    shuffled_deck_v2,
+)
 from service.game.errors import GameError
 from service.game.scoring import score
 from service.game.state import Hand, Seat, TableState
@@ -42,10 +58,63 @@ def _seed(tx: Tx) -> bytes:
     return tx.deal_seed()
 
 
-def _dealt(tx: Tx, number: int, deal: int, participants: tuple[int, ...], seed: bytes) -> None:
-    deck = shuffled_deck(seed, tx.table_id, number, deal)
-    hands = deal_hands(deck, len(participants))
-    tx.emit(ev.CardsDealt(deal=deal, cards=dict(zip(participants, hands, strict=True))))
+def _deal_seed(tx: Tx) -> tuple[bytes, str]:
+    """The seed of the deal about to be made and its algorithm: the one drawn and committed to
+    in advance (v2), else a new one from this command (v1: no commitment was published)."""
+    pending = tx.state.next_seed
+    if pending:
+        return bytes.fromhex(pending), ALGORITHM_V2
+    return _seed(tx), ALGORITHM
+
+
+def _draw_next_seed(tx: Tx) -> str:
+    """Draw the server seed of the next deal now, ahead of it: returns its commitment, for the
+    event being emitted to publish, and the caller emits `seed_drawn` right after that event.
+    "" when this command has no seed (nothing is published; the next deal is v1)."""
+    if len(tx.seed) != SEED_BYTES:
+        return ""
+    seed = tx.deal_seed()
+    tx.pending_seed = seed
+    return commitment(seed)
+
+
+def _seed_drawn(tx: Tx) -> None:
+    """The secret `seed_drawn` after the event that published its commitment."""
+    seed = tx.pending_seed
+    if seed is not None:
+        tx.pending_seed = None
+        tx.emit(ev.SeedDrawn(commitment=commitment(seed), seed=seed.hex()))
+
+
+def _dealt(
+    tx: Tx,
+    number: int,
+    deal: int,
+    participants: tuple[int, ...],
+    seed: bytes,
+    algorithm: str,
+) -> None:
+    if algorithm == ALGORITHM_V2:
+        seats = tx.state.seats
+        client_seeds: dict[int, str] = {}
+        for seat in sorted(participants):
+            s = seats[seat]
+            if s is not None and s.client_seed:
+                client_seeds[seat] = s.client_seed
+        mix = mix_of(client_seeds)
+        deck = shuffled_deck_v2(seed, tx.table_id, number, deal, mix)
+        dealt = ev.CardsDealt(
+            deal=deal,
+            cards=dict(zip(participants, deal_hands(deck, len(participants)), strict=True)),
+            algorithm=algorithm,
+            client_seeds=client_seeds,
+            mix=mix,
+        )
+    else:
+        deck = shuffled_deck(seed, tx.table_id, number, deal)
+        hands = deal_hands(deck, len(participants))
+        dealt = ev.CardsDealt(deal=deal, cards=dict(zip(participants, hands, strict=True)))
+    tx.emit(dealt)
     if not _betting_over(tx):
         _turn(tx, participants[0], "blind")
 
@@ -84,7 +153,7 @@ def start_hand(tx: Tx) -> None:
     """Deal a new hand to every eligible player (the caller checked there are 2 or more)."""
     state = tx.state
     eligible = state.eligible_seats()  # in seat order: the seats tuple is indexed by number
-    seed = _seed(tx)
+    seed, algorithm = _deal_seed(tx)
     dealer = choose_dealer(state, eligible)
     numbers = [s.seat for s in eligible]
     cut = numbers.index(dealer) + 1
@@ -98,10 +167,11 @@ def start_hand(tx: Tx) -> None:
             participants=participants,
             commitment=commitment(seed),
             seed=seed.hex(),
+            algorithm=algorithm,
         )
     )
     tx.emit(ev.AntesPaid(ante=ante, seats=participants, pot=ante * len(participants)))
-    _dealt(tx, number, 1, participants, seed)
+    _dealt(tx, number, 1, participants, seed, algorithm)
 
 
 def maybe_start_hand(tx: Tx) -> None:
@@ -225,8 +295,10 @@ def start_svara(tx: Tx, tied: tuple[int, ...]) -> None:
             eligible=eligible,
             join_deadline=tx.now + settings.join_seconds,
             pot=hand.pot,
+            next_commitment=_draw_next_seed(tx),
         )
     )
+    _seed_drawn(tx)
     if not eligible:
         close_svara_window(tx)
 
@@ -248,14 +320,14 @@ def close_svara_window(tx: Tx) -> None:
     if len(contenders) == 1:
         settle(tx, contenders, "svara_walkover")
         return
-    seed = _seed(tx)
+    seed, algorithm = _deal_seed(tx)
     deal = hand.deal + 1
     tx.emit(
         ev.SvaraDealStarted(
             deal=deal, participants=contenders, commitment=commitment(seed), seed=seed.hex()
         )
     )
-    _dealt(tx, hand.number, deal, contenders, seed)
+    _dealt(tx, hand.number, deal, contenders, seed, algorithm)
 
 
 def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
@@ -281,5 +353,7 @@ def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
             seeds=hand.seeds,
             next_hand_at=tx.now + settings.next_hand_seconds,
             next_dealer=next_dealer,
+            next_commitment=_draw_next_seed(tx),
         )
     )
+    _seed_drawn(tx)

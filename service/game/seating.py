@@ -1,4 +1,5 @@
-"""Creating a table, sitting down, standing up, coming back from sitting out.
+"""Creating a table, sitting down, standing up, coming back from sitting out, and a seated
+player's own seed for the deck (`client_seed_set`, DESIGN.md "Players' seeds").
 
 Choices where RULES.md is silent:
 - Seats are numbered 0 .. max_seats-1; without a requested seat the lowest free one is taken.
@@ -6,13 +7,18 @@ Choices where RULES.md is silent:
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
 - A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
   and the pause after the last hand is over; otherwise the next Tick starts it.
+- A closed table (`table_closed`, after a day with nobody seated) refuses seats:
+  `table_closed`.
 """
 
 from __future__ import annotations
 
+import re
+
 from events import table as ev
 from service.game import commands as cmd
 from service.game import flow
+from service.game.deck import SEED_BYTES, commitment
 from service.game.errors import GameError
 from service.game.legal import seated, verify_sit_in
 from service.game.settings import validated
@@ -26,16 +32,30 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
     if not c.table_id:
         raise GameError("invalid_settings", "a table needs an id")
     settings = validated(c.settings)
+    if len(c.seed) != SEED_BYTES:  # no seed (some tests): hand 1 is dealt v1
+        return [
+            ev.TableCreated(
+                table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now
+            )
+        ]
+    committed = commitment(c.seed)  # hand 1's server seed, committed to from the start
     return [
         ev.TableCreated(
-            table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now
-        )
+            table_id=c.table_id,
+            settings=settings,
+            created_by=c.created_by,
+            created_at=c.now,
+            next_commitment=committed,
+        ),
+        ev.SeedDrawn(commitment=committed, seed=c.seed.hex()),
     ]
 
 
 def sit_down(tx: Tx, c: cmd.SitDown) -> None:
     state = tx.state
     # (buy_in and seat are whole numbers: `cmd.check_numbers` ran before this handler)
+    if state.closed:
+        raise GameError("table_closed", "this table is closed; pick or create another")
     if state.seat_of(c.user_id) is not None:
         raise GameError("already_seated", "you already have a seat at this table")
     free = [i for i, s in enumerate(state.seats) if s is None]
@@ -84,7 +104,11 @@ def leave(tx: Tx, c: cmd.Leave) -> None:
     assert stack is not None
     tx.emit(
         ev.PlayerLeft(
-            user_id=s.user_id, seat=s.seat, cashed_out=stack.stack, transfer_id=c.transfer_id
+            user_id=s.user_id,
+            seat=s.seat,
+            cashed_out=stack.stack,
+            transfer_id=c.transfer_id,
+            at=tx.now,
         )
     )
     hand = tx.state.hand
@@ -96,3 +120,17 @@ def sit_in(tx: Tx, c: cmd.SitIn) -> None:
     s = verify_sit_in(tx.state, c.user_id)
     tx.emit(ev.PlayerReturned(seat=s.seat, user_id=s.user_id))
     flow.maybe_start_hand(tx)
+
+
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def set_client_seed(tx: Tx, c: cmd.SetClientSeed) -> None:
+    """Record the player's seed; the same seed again changes nothing (no event)."""
+    if not isinstance(c.client_seed, str) or CLIENT_SEED.fullmatch(c.client_seed) is None:
+        raise GameError(
+            "invalid_client_seed", "a client seed is 1 to 64 characters of A-Z a-z 0-9 _ -"
+        )
+    s = seated(tx.state, c.user_id)
+    if s.client_seed != c.client_seed:
+        tx.emit(ev.ClientSeedSet(seat=s.seat, user_id=s.user_id, client_seed=c.client_seed))

@@ -17,7 +17,11 @@ from events.table import DealSeed, ShownHand
 from service.game.settings import TableSettings
 
 HandPhase = Literal["blind", "betting", "svara_join", "settled"]
-TablePhase = Literal["waiting", "blind", "betting", "svara_join", "settled"]
+TablePhase = Literal["waiting", "blind", "betting", "svara_join", "settled", "closed"]
+
+# A table with nobody seated for this long is closed by the next Tick (`table_closed`), so
+# forgotten tables leave the lobby and the timers for good.
+IDLE_CLOSE_SECONDS = 86_400.0
 
 
 class Seat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -28,6 +32,7 @@ class Seat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     order: int  # seating order at this table: the lowest present is "the first seated player"
     sat_out: bool = False
     timeouts: int = 0  # consecutive turn timeouts; any own action resets it
+    client_seed: str = ""  # the player's own seed for v2 decks ("" : none set)
 
 
 class Player(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -110,10 +115,24 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     seat_counter: int = 0
     bought_in: int = 0  # sum of all buy-ins ever (chip conservation checks)
     cashed_out: int = 0  # sum of all cash-outs ever
+    # The server seed of the next deal (the next hand's first, or a declared svara's), drawn
+    # and committed to in advance (v2); "" when none is pending (then a deal is v1).
+    next_commitment: str = ""
+    next_seed: str = ""  # secret until its hand settles
+    # Since when nobody has been seated (None while someone is): the idle clock. 0.0 when a
+    # log written before it existed does not say (such a table closes at the next Tick).
+    empty_since: float | None = None
+    closed: bool = False
 
     @property
     def phase(self) -> TablePhase:
+        if self.closed:
+            return "closed"
         return "waiting" if self.hand is None else self.hand.phase
+
+    def seated(self) -> int:
+        seats = self.seats
+        return len(seats) - seats.count(None)
 
     def seat_of(self, user_id: int) -> int | None:
         for s in self.seats:
@@ -150,6 +169,11 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
                 return hand.join_deadline
         if self.can_start_hand():
             return self.next_hand_at if self.next_hand_at is not None else 0.0
+        if self.closed:
+            return None
+        if all(s is None for s in self.seats):  # (no hand is in play: nobody is seated)
+            since = self.empty_since if self.empty_since is not None else 0.0
+            return since + IDLE_CLOSE_SECONDS
         return None
 
     def chips_in_play(self) -> int:

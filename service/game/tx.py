@@ -34,6 +34,7 @@ class Tx:
         "emit",
         "events",
         "now",
+        "pending_seed",
         "seed",
         "settings",
         "table_id",
@@ -47,6 +48,8 @@ class Tx:
         self.now = now
         self.seed = seed
         self._last_seed: bytes | None = None
+        # a seed drawn for a later deal whose `seed_drawn` event is still to be emitted
+        self.pending_seed: bytes | None = None
         self.events: list[TableEvent] = []
         # Emitting is appending: the list's own bound method, no Python frame per event.
         self.emit: Callable[[TableEvent], None] = self.events.append
@@ -67,12 +70,13 @@ class Tx:
         self._applied = len(events)
 
     def deal_seed(self) -> bytes:
-        """The seed of the next deal this command makes: the command's own for the first, and
-        for every further one (a svara dealt, shown down and tied again, or the next hand dealt
-        after a settlement, all in one command) one derived from the one before. A seed is
-        revealed when its hand settles, so no two deals may share one: the later deck would be
-        known. The derivation is domain-separated from the commitment (which is sha256(seed)):
-        a plain sha256 would publish the next seed as this deal's commitment."""
+        """The next server seed this command draws: the command's own for the first, and for
+        every further one (a svara declared, dealt, shown down and tied again, then the next
+        hand's seed drawn at the settlement, all in one command) one derived from the one
+        before. A seed is revealed when its hand settles, so no two deals may share one: the
+        later deck would be known. The derivation is domain-separated from the commitment
+        (which is sha256(seed)): a plain sha256 would publish the next seed as this deal's
+        commitment. (v2 draws a deal's seed one step ahead of the deal: see `flow`.)"""
         last = self._last_seed
         seed = self.seed if last is None else next_deal_seed(last)
         self._last_seed = seed

@@ -1,8 +1,11 @@
 """Per-viewer projections: the only shapes of state and events that leave the server.
 
 What a viewer may see: their own cards once they looked (their `looked` event carries them),
-everyone's cards at a showdown, deck seeds once the hand is settled. Spectators (viewer None)
-see the public view. Everything else is removed (seeds) or nulled (cards).
+everyone's cards at a showdown, deck seeds once the hand is settled (in `hand_settled`; the
+`seed` of `hand_started`, `svara_deal_started` and `seed_drawn` is never projected: a seed
+drawn in advance belongs to a hand still to come). Commitments and players' own seeds are
+public. Spectators (viewer None) see the public view. Everything else is removed (seeds) or
+nulled (cards).
 """
 
 from __future__ import annotations
@@ -53,6 +56,10 @@ def _hand_view(state: TableState, hand: Hand) -> JSON:
         "deadline": state.deadline,
         "commitment": hand.commitment,
         "last_blind": hand.last_blind,
+        "last_blind_seat": hand.last_blind_seat,
+        # after blinds, until someone raises: a player who did not go blind must raise to at
+        # least twice the last blind (RULES.md step 5); `legal` has the exact bounds
+        "must_double": hand.must_double,
     }
     if hand.phase == "svara_join":
         out["svara"] = {
@@ -99,9 +106,26 @@ def seat_entry(
         "blind": p is not None and p.blind,
         "looked": p is not None and p.looked,
         "put_in": p.put_in if p is not None else 0,
+        # folded by the clock (RULES.md "Time"): a player's own action resets the count of
+        # missed turns, so a folded player whose count is not zero was folded by the timer
+        "timed_out": p is not None and p.folded and s.timeouts > 0,
         "cards": list(cards) if cards is not None else None,
         "score": score(cards, options) if cards is not None else None,
     }
+
+
+def table_host(state: TableState) -> str | None:
+    """Whom a table is named after: its creator while seated, else the person seated there
+    longest (never a practice bot); None when no person sits there."""
+    longest: Seat | None = None
+    for s in state.seats:
+        if s is None or s.user_id <= 0:
+            continue
+        if s.user_id == state.created_by:
+            return s.name
+        if longest is None or s.order < longest.order:
+            longest = s
+    return longest.name if longest is not None else None
 
 
 def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
@@ -109,7 +133,7 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
     hand = state.hand
     options = state.settings.scoring
     seats: list[JSON] = []
-    you: JSON = {"seat": None, "cards": None, "score": None, "legal": []}
+    you: JSON = {"seat": None, "cards": None, "score": None, "legal": [], "client_seed": None}
     for s in state.seats:
         if s is None:
             continue
@@ -125,13 +149,16 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
                 "cards": entry["cards"],
                 "score": entry["score"],
                 "legal": [a.to_dict() for a in legal_actions(state, viewer_user_id)],
+                "client_seed": s.client_seed or None,
             }
     return {
         "table_id": state.table_id,
         "version": version,
         "settings": msgspec.to_builtins(state.settings),
         "phase": state.phase,
+        "host": table_host(state),
         "hand": _hand_view(state, hand) if hand is not None else None,
+        "next_commitment": state.next_commitment or None,
         "seats": seats,
         "you": you,
     }
@@ -139,7 +166,9 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
 
 def _redacted(event: TableEvent) -> bool:
     """Whether `project_event` takes anything out of `event` for some viewer."""
-    return isinstance(event, ev.HandStarted | ev.SvaraDealStarted | ev.CardsDealt | ev.Looked)
+    return isinstance(
+        event, ev.HandStarted | ev.SvaraDealStarted | ev.SeedDrawn | ev.CardsDealt | ev.Looked
+    )
 
 
 def public_data_json(event: TableEvent) -> bytes | None:
@@ -158,7 +187,7 @@ def project_event(event: TableEvent, viewer_user_id: int | None) -> JSON:
     """`{"type": tag, "data": {...}}` with what `viewer_user_id` may not see taken out."""
     data: JSON = _to_json(event)  # JSON types: lists, string keys
     del data["type"]
-    if isinstance(event, ev.HandStarted | ev.SvaraDealStarted):
+    if isinstance(event, ev.HandStarted | ev.SvaraDealStarted | ev.SeedDrawn):
         del data["seed"]
     elif isinstance(event, ev.CardsDealt):
         data["cards"] = {seat: None for seat in data["cards"]}

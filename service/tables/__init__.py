@@ -5,9 +5,12 @@
               expected version → on conflict reload and decide again
 - `wallet`    the pure wallet decider; `bank` its streams (`wallet:<user>`, grants, top-ups)
 - `transfers` buy-in / cash-out as idempotent two-step transfers, and their reconciler
-- `driver`    the per-process worker: turn timeouts, svara windows, next hands, practice bots
+- `driver`    the per-process worker: turn timeouts, svara windows, next hands, idle tables
+              closed, practice bots; it asks the wake index what is due
+- `index`     the lobby and wake indexes kept beside the streams, written with each append
 - `bots`      the practice bots' identities and strategy
 - `audit`     the audit of a settled hand, recomputed from the stored events
-- `directory`, `streams`, `errors`: directory entries, stream names, error mapping
+- `directory`, `streams`, `errors`: the old directories (read once, to index a deployment
+              that predates the indexes), stream and index names, error mapping
 - `bench`     `python -m service.tables.bench`: in-process throughput of the layer
 """

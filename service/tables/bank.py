@@ -1,5 +1,6 @@
 """Wallet streams: load (cached fold + tail), change through the pure wallet decider with the
-expected version, and open a wallet (directory entry, then the starting grant) on first sight."""
+expected version, and open a wallet (the starting grant) on first sight. No shared stream is
+written on the way: the reconciler finds wallets through their transfer marks."""
 
 from __future__ import annotations
 
@@ -9,29 +10,17 @@ from collections.abc import Callable
 from events.store.base import EventStore
 from events.wallet import AnyWalletEvent, decode_wallet_event, encode_wallet_event
 from service.tables import wallet
-from service.tables.directory import AnyEntry, WalletOpened, decode_entry, encode_entry
+from service.tables.directory import AnyEntry, decode_entry
 from service.tables.facade import ServiceError
 from service.tables.streams import Streams
 
 WalletDecision = Callable[[wallet.WalletState], list[AnyWalletEvent]]
 
 
-async def append_entry(store: EventStore, stream: str, entry: AnyEntry, key: str) -> None:
-    """Append a directory entry exactly once (idempotent by `key`), whatever else is racing."""
-    for _ in range(50):
-        if await store.find_action(stream, key) is not None:
-            return
-        version = await store.version(stream)
-        result = await store.append(
-            stream, [encode_entry(entry)], expected_version=version, action_id=key
-        )
-        if result.status != "conflict":
-            return
-    raise ServiceError(503, "busy", "the directory is too busy right now; try again")
-
-
 class DirectoryReader:
-    """Reads a directory stream incrementally (a cursor), remembering every entry seen."""
+    """Reads a directory stream incrementally (a cursor), remembering every entry seen. The
+    directories are no longer written (the indexes replaced them); this reads what a
+    deployment from before them holds, once, to index it (`TableService.ensure_indexes`)."""
 
     def __init__(self, store: EventStore, stream: str) -> None:
         self.store = store
@@ -112,12 +101,6 @@ class Bank:
         _, state = await self.load(user_id)
         now = self.clock()
         if not state.opened:
-            await append_entry(
-                self.store,
-                self.streams.wallets,
-                WalletOpened(user_id=user_id),
-                f"wallet:{user_id}",
-            )
             amount = self.starting_grant if grant is None else grant
             state = await self.update(
                 user_id, lambda s: wallet.grant(s, reason="start", amount=amount, now=now)

@@ -91,7 +91,6 @@ async def bench_bots(url: str, tables: int, seconds: float) -> None:
         namespace=f"bench{uuid.uuid4().hex[:8]}:",
         think_seconds=0.0,
         poll_seconds=0.005,
-        rescan_seconds=5.0,
         bots_play_alone=True,
     )
     settings = TableSettings(ante=1, next_hand_seconds=0, max_seats=4)

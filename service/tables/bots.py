@@ -34,6 +34,11 @@ def bot_user_id(table_id: str, index: int) -> int:
     return -(int.from_bytes(digest[:6], "big") | 1)
 
 
+def bot_client_seed(user_id: int) -> str:
+    """A practice bot's fixed client seed (DESIGN.md "Players' seeds")."""
+    return f"practice-bot{user_id}"
+
+
 def bot_name(index: int) -> str:
     return f"Bot {NAMES[index % len(NAMES)]}"
 

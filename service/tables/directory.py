@@ -1,8 +1,9 @@
-"""Directory entries: the append-only lists of tables and wallets a process can enumerate.
+"""Directory entries: the append-only lists of tables and wallets written before the indexes
+beside the streams replaced them (`service.tables.index`, the transfer marks).
 
-Entries are written idempotently (action_id = the entry's key) *before* the thing they list,
-so a crash can leave an entry pointing at nothing (skipped by readers) but never an unlisted
-table or wallet.
+Nothing writes them any more: a version-checked append to one shared stream per table and per
+new wallet made bursts of creations contend (issue 14.6). They are read once per namespace, to
+index a deployment that predates the indexes (`TableService.ensure_indexes`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
 
 BAD_REQUEST_CODES = frozenset(
-    {"invalid_settings", "unknown_action", "amount_required", "bad_request"}
+    {"invalid_settings", "unknown_action", "amount_required", "bad_request", "invalid_client_seed"}
 )
 
 
@@ -58,4 +58,6 @@ def as_service_error(error: BaseException) -> ServiceError:
     manager: `except TRANSLATED as e: raise as_service_error(e) from e`)."""
     if isinstance(error, GameError):
         return from_game_error(error)
-    return ServiceError(503, "store_unavailable", "the store is unreachable")
+    # The cause (unreachable, or busy past the wait for a connection) stays chained for the
+    # API's 503 log line (`service.api.errors.classify`).
+    return ServiceError(503, "store_unavailable", "the store is unreachable or busy; try again")

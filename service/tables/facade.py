@@ -43,7 +43,7 @@ class FeedItem(Protocol):
     def version(self) -> int: ...
 
     def event_json(self, viewer: int | None) -> bytes:
-        """`{"version","type","at","data"}` as `viewer` may see it, JSON-encoded."""
+        """`{"version","type","at","data","hash"}` as `viewer` may see it, JSON-encoded."""
         ...
 
     def view_json(self, viewer: int | None) -> bytes | None:
@@ -68,7 +68,9 @@ class Tables(Protocol):
         self, user: User, settings: TableSettings, *, practice_bots: int = 0
     ) -> str: ...
 
-    async def list_tables(self) -> list[JSON]: ...
+    async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
+        """A page of open tables: {"tables": [...], "next": cursor of the next page | None}."""
+        ...
 
     async def me(self, user: User) -> JSON: ...
 
@@ -81,6 +83,18 @@ class Tables(Protocol):
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
 
     async def leave(self, user: User, table_id: str) -> JSON: ...
+
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        """Buy in again at the same seat after losing the stack; the caller's view."""
+        ...
+
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        """The last `limit` settled hands, newest first (public facts only)."""
+        ...
+
+    async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
+        """Record the caller's own seed for the deck; answers the caller's view."""
+        ...
 
     async def act(
         self,
@@ -104,8 +118,13 @@ class Tables(Protocol):
     def subscribe(
         self, user: User | None, table_id: str, after: int, *, views: bool = False
     ) -> AsyncIterator[JSON]:
-        """Projected events `{"version","type","at","data"}` after `after`, then live ones.
+        """Projected events `{"version","type","at","data","hash"}` after `after`, then live
+        ones (`hash`: the event's chain hash).
         With `views`, an item may also carry "view": the caller's view at its version."""
         ...
 
     async def audit(self, table_id: str, hand: int) -> JSON: ...
+
+    async def export(self, table_id: str, hand: int) -> JSON:
+        """A settled hand as the self-contained file `svara verify FILE` checks offline."""
+        ...

@@ -56,15 +56,18 @@ def projection_key(event: TableEvent, viewer: int | None) -> int | None:
 class LiveEvent:
     """One table event as every local watcher receives it (the facade's `FeedItem`)."""
 
-    __slots__ = ("_own", "_public", "_shared", "_views", "at", "event", "state", "version")
+    __slots__ = (
+        "_own", "_public", "_shared", "_views", "at", "event", "hash", "state", "version"
+    )  # fmt: skip
 
     def __init__(
-        self, version: int, at: float, event: TableEvent, state: TableState | None
+        self, version: int, at: float, event: TableEvent, state: TableState | None, hash: str
     ) -> None:
         self.version = version
         self.at = at
         self.event = event
         self.state = state  # the fold up to `version`, when at hand
+        self.hash = hash  # the event's chain hash: every player may pin it
         self._public: bytes | None = None
         self._own: tuple[int, bytes] | None = None
         self._views: dict[int | None, bytes] | None = None
@@ -72,7 +75,7 @@ class LiveEvent:
 
     @classmethod
     def of(cls, stored: StoredEvent, state: TableState | None = None) -> LiveEvent:
-        return cls(stored.version, stored.at, decode_table_event(stored.data), state)
+        return cls(stored.version, stored.at, decode_table_event(stored.data), state, stored.hash)
 
     def project(self, key: int | None) -> dict[str, Any]:
         projected: dict[str, Any] = project_event(self.event, key)
@@ -81,10 +84,11 @@ class LiveEvent:
             "type": projected.get("type", event_type(self.event)),
             "at": self.at,
             "data": projected.get("data", {}),
+            "hash": self.hash,
         }
 
     def event_json(self, viewer: int | None) -> bytes:
-        """`{"version","type","at","data"}` as `viewer` may see it, JSON-encoded."""
+        """`{"version","type","at","data","hash"}` as `viewer` may see it, JSON-encoded."""
         key = projection_key(self.event, viewer)
         if key is None:
             if self._public is None:
@@ -92,8 +96,9 @@ class LiveEvent:
                 if data is None:
                     self._public = _encode(self.project(None))
                 else:  # the same bytes, without building and encoding the dicts
-                    self._public = b'{"version":%d,"type":"%b","at":%b,"data":%b}' % (
-                        self.version, event_type(self.event).encode(), _encode(self.at), data)
+                    self._public = b'{"version":%d,"type":"%b","at":%b,"data":%b,"hash":"%b"}' % (
+                        self.version, event_type(self.event).encode(), _encode(self.at), data,
+                        self.hash.encode())
             return self._public
         own = self._own
         if own is None or own[0] != key:
@@ -183,7 +188,12 @@ class TableFeed:
         self.task = asyncio.create_task(self._run(), name=f"svara-feed-{table_id}")
 
     def appended(
-        self, first: int, events: Sequence[TableEvent], at: float, state: TableState
+        self,
+        first: int,
+        events: Sequence[TableEvent],
+        at: float,
+        hashes: Sequence[str],
+        state: TableState,
     ) -> None:
         """This process just appended `events` at versions `first`...: hand them on now,
         without waiting for the store to bring them back (it then never does). Only when
@@ -191,7 +201,10 @@ class TableFeed:
         if first != self.position + 1 or self.task.done():
             return
         last = first + len(events) - 1
-        items = [LiveEvent(first + i, at, e, None) for i, e in enumerate(events)]
+        items = [
+            LiveEvent(first + i, at, e, None, h)
+            for i, (e, h) in enumerate(zip(events, hashes, strict=True))
+        ]
         items[-1].state = state
         self.position = last
         self.batches.skip_to(last)
@@ -236,7 +249,7 @@ class TableFeed:
                     # Folded once per process, not per watcher: it keeps the cached state and
                     # the timer driver current (other replicas' appends too).
                     state = state_at(table_id, stored.version, event)
-                    items.append(LiveEvent(stored.version, stored.at, event, state))
+                    items.append(LiveEvent(stored.version, stored.at, event, state, stored.hash))
                 if not items:
                     continue
                 newest = items[-1]
@@ -276,11 +289,11 @@ class Feeds:
 
     def _appended(
         self, table_id: str, first: int, events: Sequence[TableEvent], at: float,
-        state: TableState,
+        hashes: Sequence[str], state: TableState,
     ) -> None:
         feed = self.tables.get(table_id)
-        if feed is not None:
-            feed.appended(first, events, at, state)
+        if feed is not None and len(hashes) == len(events):
+            feed.appended(first, events, at, hashes, state)
 
     async def watch(
         self,

@@ -15,8 +15,9 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from events.codec import decode_table_event, encode_table_event
-from events.store.base import EventStore, StoredEvent
+from events.store.base import EventStore, IndexOp, StoredEvent
 from events.table import HandSettled, TableEvent
+from service import metrics
 from service.game.commands import CreateTable, TableCommand
 from service.game.decider import evolve, step
 from service.game.errors import GameError
@@ -46,8 +47,13 @@ class Outcome(NamedTuple):
 
 
 ChangeHook = Callable[[str, int, TableState], None]
-# (table_id, first version, the events appended, their time, the state after the last one)
-AppendHook = Callable[[str, int, Sequence[TableEvent], float, TableState], None]
+# (table_id, state before, state after, version after) -> the index changes of that append
+Indexer = Callable[[str, TableState | None, TableState, int], Sequence[IndexOp]]
+# (table_id, first version, the events appended, their time, their chain hashes, the state
+# after the last one)
+AppendHook = Callable[
+    [str, int, Sequence[TableEvent], float, Sequence[str], TableState], None
+]
 
 
 def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
@@ -87,6 +93,8 @@ class TableRepo:
         self.append_hooks: list[AppendHook] = []
         # per table: the first version and the events of this process's latest append
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
+        # the index entries written with every append (`service.tables.index`), if any
+        self.indexer: Indexer | None = None
 
     async def load(self, table_id: str) -> Loaded:
         stream = self.streams.table(table_id)
@@ -207,14 +215,24 @@ class TableRepo:
                 if (first := await self._first_answer(stream, action_id)) is not None:
                     return Outcome("duplicate", first)
                 return Outcome("noop", loaded.version, loaded.state)
+            indexer = self.indexer
             result = await self.store.append(
                 stream,
                 [encode_table_event(e) for e in events],
                 expected_version=loaded.version,
                 action_id=action_id,
                 at=command.now,
+                index=(
+                    indexer(table_id, loaded.state, decided, loaded.version + len(events))
+                    if indexer is not None
+                    else ()
+                ),
             )
+            metrics.observe_append(result.status, len(events))
             if result.status == "appended":
+                if log.isEnabledFor(logging.DEBUG):
+                    log.debug("appended %d event(s)", len(events), extra={
+                        "table": table_id, "version": result.version, "action_id": action_id})
                 state = decided
                 after = Loaded(result.version, state)
                 self._remember(table_id, after)
@@ -223,13 +241,18 @@ class TableRepo:
                 # instead of decoding the bytes again.
                 self._appended[table_id] = (first, events)
                 for append_hook in self.append_hooks:
-                    append_hook(table_id, first, events, float(command.now), state)
+                    append_hook(
+                        table_id, first, events, float(command.now), result.hashes, state
+                    )
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)
                 return Outcome("appended", result.version, state, events)
             if result.status == "duplicate":
                 return Outcome("duplicate", result.version)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("version conflict (attempt %d)", attempt + 1, extra={
+                    "table": table_id, "version": result.version, "action_id": action_id})
             if expected_version is not None:
                 raise conflict(result.version)
             if not retry:

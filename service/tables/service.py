@@ -17,17 +17,22 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgspec
+
 from events.codec import decode_table_event, event_type
-from events.store.base import EventStore, StoredEvent
+from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.table import TableEvent
-from service.game.commands import CreateTable, command_for_action
+from events.wallet import decode_wallet_event
+from service import metrics
+from service.game.commands import CreateTable, SetClientSeed, command_for_action
+from service.game.errors import GameError
 from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
 from service.game.view import view as table_view
 from service.tables import bots, wallet
-from service.tables.audit import audit_hand
-from service.tables.bank import Bank, DirectoryReader, append_entry
+from service.tables.audit import audit_hand, export_hand
+from service.tables.bank import Bank, DirectoryReader
 from service.tables.directory import TableListed, WalletOpened
 from service.tables.driver import Driver
 from service.tables.errors import (
@@ -38,20 +43,37 @@ from service.tables.errors import (
     service_errors,
 )
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.history import MAX_LIMIT as MAX_HISTORY
+from service.tables.history import recent_hands
+from service.tables.index import decode_summary, full_changes, table_changes
 from service.tables.live import Feeds
 from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
 from service.tables.repo import Loaded, TableRepo
 from service.tables.streams import Streams
-from service.tables.transfers import Transfers
+from service.tables.transfers import Transfers, parse_mark, transfer_mark
 
 log = logging.getLogger(__name__)
 
 MAX_ACTION_ID = 128
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+LOBBY_PAGE = 50  # tables per page of `list_tables` unless asked otherwise
+MAX_LOBBY_PAGE = 200
+INDEX_VERSION = "v1"  # the index layout this code writes (see `ensure_indexes`)
+
+
+# The highest version a reader may name (JavaScript's exact integers, as the API's `after`):
+# past it, Redis refuses the stream id.
+MAX_VERSION = 2**53 - 1
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_after(after: int) -> None:
+    if not _is_int(after) or not 0 <= after <= MAX_VERSION:
+        raise bad_request(f"after must be a version: a whole number from 0 to {MAX_VERSION}")
 
 
 class TableService:
@@ -65,8 +87,7 @@ class TableService:
         daily_topup: int | None = None,
         namespace: str = "",
         think_seconds: float = 1.0,
-        poll_seconds: float = 0.25,
-        rescan_seconds: float = 2.0,
+        poll_seconds: float = 0.5,
         reconcile_seconds: float = 15.0,
         transfer_ttl: float = 60.0,
         transfer_grace: float = 60.0,
@@ -94,11 +115,9 @@ class TableService:
             grace=transfer_grace,
         )
         self.profiles = Profiles(store, self.streams)
-        self.table_directory = DirectoryReader(store, self.streams.tables)
-        self.wallet_directory = DirectoryReader(store, self.streams.wallets)
         self.driver = Driver(
             self.repo,
-            DirectoryReader(store, self.streams.tables),
+            store,
             clock=clock,
             seeds=self.seed,
             bot_act=self._bot_act,
@@ -106,9 +125,9 @@ class TableService:
             bots_play_alone=bots_play_alone,
             think_seconds=think_seconds,
             poll_seconds=poll_seconds,
-            rescan_seconds=rescan_seconds,
         )
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
+        self.repo.indexer = self._index_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
@@ -128,6 +147,7 @@ class TableService:
         self._tasks = [
             asyncio.create_task(self.driver.run(), name="svara-driver"),
             asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
+            asyncio.create_task(self._indexes_ready(), name="svara-indexes"),
         ]
 
     async def stop(self) -> None:
@@ -162,18 +182,121 @@ class TableService:
                     await self._stopping.wait()
 
     async def reconcile(self, *, until: asyncio.Event | None = None) -> int:
-        """One reconciler pass over every wallet: finish half-done transfers. Returns how many."""
-        entries = await self.wallet_directory.refresh()
-        users = sorted({e.user_id for e in entries if isinstance(e, WalletOpened)})
+        """One reconciler pass over the wallets with a transfer marked in flight (never every
+        wallet): finish half-done transfers, forget the marks of finished ones. Returns how
+        many transfers it finished."""
+        marks: dict[int, list[tuple[str, float]]] = {}
+        for member, marked_at in await self.store.marked(self.streams.transfers):
+            parsed = parse_mark(member)
+            if parsed is not None:
+                marks.setdefault(parsed[0], []).append((parsed[1], marked_at))
         finished = 0
-        for user_id in users:
+        for user_id, transfers in sorted(marks.items()):
             if until is not None and until.is_set():
                 break  # stopping: the next process's reconciler finishes the rest
             try:
                 finished += await self.transfers.reconcile_wallet(user_id)
+                await self.transfers.forget_finished(user_id, transfers)
             except Exception:
                 log.exception("reconciling the wallet of %s failed", user_id)
         return finished
+
+    # -- the indexes beside the streams ------------------------------------------------------
+
+    def _index_changes(
+        self, table_id: str, before: TableState | None, after: TableState, version: int
+    ) -> list[IndexOp]:
+        """What an append to the table changes in the lobby and wake indexes (written with
+        the events, atomically: `service.tables.index`)."""
+        wake, changed = self.driver.wake_change(table_id, before, version, after)
+        return table_changes(
+            self.streams.lobby, self.streams.wake, table_id, before, after, wake,
+            wake_changed=changed,
+        )
+
+    async def _indexes_ready(self) -> None:
+        """`ensure_indexes`, retried until the store answers (it must not hold up a start)."""
+        while not self._stopping.is_set():
+            try:
+                await self.ensure_indexes()
+                return
+            except (ServiceError, StoreUnavailable) as error:  # down or busy: again shortly
+                log.warning("building the table indexes failed (%s); retrying", error)
+            except Exception:
+                log.exception("building the table indexes failed; retrying")
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5.0):
+                    await self._stopping.wait()
+
+    async def ensure_indexes(self) -> int:
+        """Once per namespace: index what was created before the indexes existed (the tables
+        and wallets of the old directory streams). Every table created since is indexed by
+        its own appends. Returns how many streams it indexed."""
+        meta = self.streams.index_meta
+        if any(m == INDEX_VERSION for m, _ in await self.store.marked(meta)):
+            return 0
+        done = 0
+        for entry in await DirectoryReader(self.store, self.streams.tables).refresh():
+            if isinstance(entry, TableListed):
+                done += await self.reindex_table(entry.table_id)
+        for entry in await DirectoryReader(self.store, self.streams.wallets).refresh():
+            if isinstance(entry, WalletOpened):
+                done += await self.reindex_wallet(entry.user_id)
+        await self.store.mark(meta, INDEX_VERSION, self.clock())
+        if done:
+            log.info("indexed %d tables and wallets from before the indexes", done)
+        return done
+
+    async def rebuild_indexes(self) -> int:
+        """Rebuild every index entry from the streams themselves (a keyspace scan): for an
+        index lost or damaged by hand. Safe while the service runs: each entry is written
+        only if its stream is still at the version it was computed from (else recomputed)."""
+        done = 0
+        table_prefix = self.streams.table("")
+        async for stream in self.store.stream_names(table_prefix):
+            done += await self.reindex_table(stream[len(table_prefix) :])
+        wallet_prefix = self.streams.wallet(0)[:-1]
+        async for stream in self.store.stream_names(wallet_prefix):
+            user = stream[len(wallet_prefix) :]
+            if user.lstrip("-").isdigit():
+                done += await self.reindex_wallet(int(user))
+        await self.store.mark(self.streams.index_meta, INDEX_VERSION, self.clock())
+        return done
+
+    async def reindex_table(self, table_id: str) -> int:
+        """Write the table's lobby and wake entries from its state (1 if it has any)."""
+        if not TABLE_ID.match(table_id):
+            return 0
+        stream = self.streams.table(table_id)
+        if not self.store.indexable(stream):
+            log.warning("table %s cannot be indexed on this Cluster (its slot)", table_id)
+            return 0
+        for _ in range(50):
+            loaded = await self.repo.load(table_id)
+            if loaded.state is None:
+                return 0
+            wake = self.driver.wake_for(table_id, loaded.version, loaded.state)
+            changes = full_changes(
+                self.streams.lobby, self.streams.wake, table_id, loaded.state, wake
+            )
+            if await self.store.set_index(
+                stream, expected_version=loaded.version, changes=changes
+            ):
+                return 1
+        raise ServiceError(503, "busy", f"table {table_id} kept moving while it was indexed")
+
+    async def reindex_wallet(self, user_id: int) -> int:
+        """Mark the wallet's transfers in flight (1 if it has any)."""
+        stored = await self.store.read(self.streams.wallet(user_id))
+        state = wallet.fold(decode_wallet_event(e.data) for e in stored)
+        pending = {
+            **{t: r.expires_at - self.transfers.ttl for t, r in state.reserved.items()},
+            **{t: p.requested_at for t, p in state.leaving.items()},
+        }
+        for transfer_id, since in pending.items():
+            await self.store.mark(self.streams.transfers, transfer_mark(user_id, transfer_id),
+                                  since)
+        return 1 if pending else 0
 
     # -- tables -------------------------------------------------------------------------------
 
@@ -184,13 +307,7 @@ class TableService:
             validated(settings)
             if not _is_int(practice_bots) or not 0 <= practice_bots < settings.max_seats:
                 raise bad_request(f"practice_bots must be between 0 and {settings.max_seats - 1}")
-            table_id = uuid.uuid4().hex[:16]
-            await append_entry(
-                self.store,
-                self.streams.tables,
-                TableListed(table_id=table_id, created_by=user.id),
-                f"table:{table_id}",
-            )
+            table_id = self._new_table_id()
             await self.repo.execute(
                 table_id,
                 lambda: CreateTable(
@@ -206,11 +323,29 @@ class TableService:
                 await self.add_practice_bot(table_id, index, settings)
             return table_id
 
+    def _new_table_id(self) -> str:
+        """A fresh id whose stream can carry index entries (on a Cluster, about one random id
+        in 256 lands in an index slot: see `events.store.keys`). Creating a table touches
+        nothing shared: no directory, no version-checked append but the table's own."""
+        while True:
+            table_id = uuid.uuid4().hex[:16]
+            if self.store.indexable(self.streams.table(table_id)):
+                return table_id
+
     async def add_practice_bot(self, table_id: str, index: int, settings: TableSettings) -> int:
         """Seat practice bot `index`, funded through its own wallet. Returns its user id."""
         bot = User(id=bots.bot_user_id(table_id, index), name=bots.bot_name(index))
         await self._fund_and_seat(bot, table_id, settings)
         return bot.id
+
+    async def _seed_bot(self, bot: User, table_id: str) -> None:
+        """A practice bot's fixed client seed, set whenever it sits down."""
+        await self.repo.execute(
+            table_id,
+            lambda: SetClientSeed(
+                user_id=bot.id, client_seed=bots.bot_client_seed(bot.id), now=self.clock()
+            ),
+        )
 
     async def _fund_and_seat(self, bot: User, table_id: str, settings: TableSettings) -> None:
         buy_in = bots.bot_buy_in(settings)
@@ -222,6 +357,7 @@ class TableService:
                 bot.id, lambda s: wallet.grant(s, reason="practice", amount=short, now=now)
             )
         await self.transfers.buy_in(bot, table_id, buy_in)
+        await self._seed_bot(bot, table_id)
 
     async def _bot_rebuy(self, table_id: str, user_id: int, name: str) -> None:
         """A broke practice bot stands up (cashing out what is left) and buys in again."""
@@ -232,32 +368,24 @@ class TableService:
             await self.transfers.cash_out(bot, table_id)
             await self._fund_and_seat(bot, table_id, loaded.state.settings)
 
-    async def list_tables(self) -> list[JSON]:
+    async def list_tables(self, *, limit: int = LOBBY_PAGE, cursor: str | None = None) -> JSON:
+        """A page of the lobby: every table not closed, in table-id order, from the lobby
+        index (one read, however many tables were ever created). `next` is the cursor of the
+        following page (None on the last)."""
         async with service_errors():
-            entries = await self.table_directory.refresh()
-            ids = [e.table_id for e in entries if isinstance(e, TableListed)]
-            limit = asyncio.Semaphore(32)  # bounded: the directory only grows
-
-            async def load(table_id: str) -> Loaded:
-                async with limit:
-                    return await self.repo.load(table_id)
-
-            loaded = await asyncio.gather(*(load(t) for t in ids))
-            out: list[JSON] = []
-            for table_id, item in zip(ids, loaded, strict=True):
-                state = item.state
-                if state is None:
-                    continue
-                out.append(
-                    {
-                        "table_id": table_id,
-                        "ante": state.settings.ante,
-                        "max_seats": state.settings.max_seats,
-                        "seated": sum(1 for s in state.seats if s is not None),
-                        "phase": state.phase,
-                    }
-                )
-            return out
+            if not _is_int(limit) or not 1 <= limit <= MAX_LOBBY_PAGE:
+                raise bad_request(f"limit must be between 1 and {MAX_LOBBY_PAGE}")
+            if cursor is not None and (not isinstance(cursor, str) or not TABLE_ID.match(cursor)):
+                raise bad_request("cursor must be a table id (the `next` of the page before)")
+            rows, following = await self.store.index_page(
+                self.streams.lobby, after=cursor or "", limit=limit
+            )
+            tables: list[JSON] = []
+            for _table_id, value in rows:
+                summary = decode_summary(value) if value is not None else None
+                if summary is not None:
+                    tables.append(msgspec.structs.asdict(summary))
+            return {"tables": tables, "next": following}
 
     async def me(self, user: User) -> JSON:
         async with service_errors():
@@ -272,6 +400,11 @@ class TableService:
             "tables": state.tables,
             "language": effective_language(profile, user.language_code),
             "settings": {"language": profile.language, "pings": profile.pings},
+            # granted when the wallet is empty and its owner seated nowhere (README "Wallets")
+            "daily_topup": {
+                "amount": self.bank.daily_topup,
+                "next_at": wallet.next_topup_at(state, self.clock()),
+            },
         }
 
     async def set_preferences(
@@ -295,15 +428,81 @@ class TableService:
                 raise bad_request("buy_in must be a positive whole number of chips")
             loaded = await self._existing(table_id)
             assert loaded.state is not None
-            if loaded.state.seat_of(user.id) is not None:
+            # What the table's state already decides is checked before the wallet is touched,
+            # so these refusals write nothing anywhere; a table that fills up between here and
+            # the SitDown still refuses it, and the reservation is released (transfers.seat).
+            state = loaded.state
+            if state.closed:
+                raise ServiceError(409, "table_closed", "this table is closed; pick another")
+            if state.seat_of(user.id) is not None:
                 raise ServiceError(409, "already_seated", "you already have a seat at this table")
-            low, high = loaded.state.settings.buy_in_range
+            if all(s is not None for s in state.seats):
+                raise ServiceError(409, "table_full", "every seat is taken")
+            low, high = state.settings.buy_in_range
             if not low <= buy_in <= high:
                 raise ServiceError(
                     422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
                 )
             await self.bank.open(user.id)
             await self.transfers.buy_in(user, table_id, buy_in)
+            return await self.view(user, table_id)
+
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        """Buy in again at the same seat after losing the stack (below one ante): what is left
+        goes back to the wallet and a new buy-in comes from it, in one request. Refused while
+        the player is still in a hand, or still has chips to play with."""
+        async with service_errors():
+            if not _is_int(buy_in) or buy_in <= 0:
+                raise bad_request("buy_in must be a positive whole number of chips")
+            loaded = await self._existing(table_id)
+            state = loaded.state
+            assert state is not None
+            seat = state.seat_by_user(user.id)
+            if seat is None:
+                raise ServiceError(403, "not_seated", "you have no seat at this table")
+            if seat.stack >= state.settings.ante:
+                raise ServiceError(409, "not_busted", "you still have chips at this table")
+            hand = state.hand
+            player = hand.player(seat.seat) if hand is not None else None
+            if hand is not None and hand.phase != "settled" and player is not None and (
+                player.user_id == user.id and not player.folded
+            ):
+                raise ServiceError(409, "hand_in_progress", "you are still in this hand")
+            low, high = state.settings.buy_in_range
+            if not low <= buy_in <= high:
+                raise ServiceError(
+                    422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
+                )
+            purse = (await self.bank.open(user.id)).balance + seat.stack
+            if buy_in > purse:
+                raise ServiceError(
+                    422, "insufficient_funds", f"the buy-in is {buy_in} chips; you have {purse}"
+                )
+            await self.transfers.cash_out(user, table_id)
+            try:
+                await self.transfers.buy_in(user, table_id, buy_in, seat=seat.seat)
+            except GameError as error:
+                if error.code != "seat_taken":
+                    raise
+                await self.transfers.buy_in(user, table_id, buy_in)  # taken meanwhile
+            return await self.view(user, table_id)
+
+    async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
+        """The caller's own seed for the deck (DESIGN.md "Players' seeds"): recorded as a
+        public `client_seed_set` event, it counts from the next deal dealt after it. Answers
+        the caller's view (which shows it)."""
+        async with service_errors():
+            if not isinstance(client_seed, str) or not CLIENT_SEED.fullmatch(client_seed):
+                raise ServiceError(
+                    400,
+                    "invalid_client_seed",
+                    "client_seed must be 1 to 64 characters of A-Z a-z 0-9 _ -",
+                )
+            await self._existing(table_id)
+            await self.repo.execute(
+                table_id,
+                lambda: SetClientSeed(user_id=user.id, client_seed=client_seed, now=self.clock()),
+            )
             return await self.view(user, table_id)
 
     async def leave(self, user: User, table_id: str) -> JSON:
@@ -325,6 +524,7 @@ class TableService:
         amount: int | None = None,
         expected_version: int | None = None,
     ) -> int:
+        started = time.perf_counter()
         try:  # service_errors(), inline: this is the hot path
             if not isinstance(action_id, str) or not 0 < len(action_id) <= MAX_ACTION_ID:
                 raise bad_request(f"action_id must be a string of 1 to {MAX_ACTION_ID} characters")
@@ -348,9 +548,20 @@ class TableService:
                 action_id=scoped,
                 expected_version=expected_version,
             )
-            return outcome.version
         except TRANSLATED as error:
-            raise as_service_error(error) from error
+            refusal = as_service_error(error)
+            metrics.observe_action(type, metrics.outcome_of_status(refusal.status),
+                                   time.perf_counter() - started)
+            raise refusal from error
+        except ServiceError as refusal:
+            metrics.observe_action(type, metrics.outcome_of_status(refusal.status),
+                                   time.perf_counter() - started)
+            raise
+        except Exception:
+            metrics.observe_action(type, "error", time.perf_counter() - started)
+            raise
+        metrics.observe_action(type, outcome.status, time.perf_counter() - started)
+        return outcome.version
 
     async def _bot_act(
         self, user_id: int, name: str, table_id: str, action_id: str, type: str, amount: int | None
@@ -386,12 +597,12 @@ class TableService:
             "type": projected.get("type", event_type(event)),
             "at": stored.at,
             "data": projected.get("data", {}),
+            "hash": stored.hash,  # the chain hash: a player may pin it (docs/CHAIN.md)
         }
 
     async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
                 raise not_found(str(table_id))
             stream = self.streams.table(table_id)
@@ -411,8 +622,7 @@ class TableService:
         process's trail of folded states rather than by reading the store. Lazy, because a
         sender that already holds a newer event skips the older one's view."""
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             await self._existing(table_id)
         viewer = user.id if user else None
         reloaded = False
@@ -449,18 +659,38 @@ class TableService:
         With `views`, the newest item of a delivery has its state when at hand. Runs until
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
         async with service_errors():
-            if not _is_int(after) or after < 0:
-                raise bad_request("after must be a version (a whole number, 0 or more)")
+            _check_after(after)
             await self._existing(table_id)
             await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        """The table's last `limit` (1-50) settled hands, newest first (`history`)."""
+        async with service_errors():
+            if not _is_int(limit) or not 1 <= limit <= MAX_HISTORY:
+                raise bad_request(f"limit must be between 1 and {MAX_HISTORY}")
+            loaded = await self._existing(table_id)
+            assert loaded.state is not None
+            stream = self.streams.table(table_id)
+            return await recent_hands(self.store, stream, loaded.state, loaded.version, limit)
+
     async def audit(self, table_id: str, hand: int) -> JSON:
         async with service_errors():
-            if not _is_int(hand) or hand < 1:
-                raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
-            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
-                raise not_found(str(table_id))
+            self._check_hand_ref(table_id, hand)
             return await audit_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    async def export(self, table_id: str, hand: int) -> JSON:
+        """The self-contained file of a settled hand that `svara verify FILE` checks offline
+        (service/tables/export.py)."""
+        async with service_errors():
+            self._check_hand_ref(table_id, hand)
+            return await export_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    @staticmethod
+    def _check_hand_ref(table_id: str, hand: int) -> None:
+        if not _is_int(hand) or hand < 1:
+            raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
+        if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+            raise not_found(str(table_id))
 
     # -- accounting (tests, operators) -------------------------------------------------------
 

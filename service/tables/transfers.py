@@ -10,14 +10,25 @@ Why nothing is created or lost when a process dies between steps: the table's ac
 idempotent by transfer id. The one race (a stalled process seating after the reconciler gave
 the chips back) is fenced by time: a reservation expires at `expires_at` and the seating step
 refuses to run after it, while the reconciler releases only after `expires_at + grace`.
+
+How the reconciler finds the transfers to finish without reading every wallet: each transfer
+is *marked* (`<user>:<transfer>` in the store's `<ns>transfers` marks, scored by when) before
+the wallet event that starts it, and unmarked only after the wallet event that ends it. So
+every wallet with a transfer in flight has a mark, whatever crashes when: a write-ahead
+superset, consistent without a shared atomic step (a wallet's stream and the marks are in
+different Cluster slots). A mark whose transfer never reached the wallet is dropped by the
+reconciler once `ttl + grace` has passed (a reservation can no longer start after its own
+`expires_at`, fixed when it is marked); one whose transfer is over, at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import Callable, Sequence
 
+from events.store.base import StoreUnavailable
 from events.table import PlayerLeft, TableEvent
 from service.game.commands import Leave, SitDown
 from service.game.errors import GameError
@@ -63,6 +74,18 @@ def _code(error: Exception) -> str:
     return getattr(error, "code", type(error).__name__)
 
 
+def transfer_mark(user_id: int, transfer_id: str) -> str:
+    return f"{user_id}:{transfer_id}"
+
+
+def parse_mark(member: str) -> tuple[int, str] | None:
+    user, _, transfer_id = member.partition(":")
+    try:
+        return int(user), transfer_id
+    except ValueError:
+        return None
+
+
 class Transfers:
     def __init__(
         self,
@@ -86,17 +109,39 @@ class Transfers:
     async def reserve(self, user: User, table_id: str, amount: int) -> str:
         """Step one of a buy-in: set chips aside. Returns the transfer id."""
         transfer_id = uuid.uuid4().hex
-        expires_at = self.clock() + self.ttl
-        await self.bank.update(
-            user.id,
-            lambda s: wallet.reserve(
-                s, transfer_id=transfer_id, table_id=table_id, amount=amount, expires_at=expires_at
-            ),
-        )
+        now = self.clock()
+        expires_at = now + self.ttl
+        await self._mark(user.id, transfer_id, now)
+        try:
+            await self.bank.update(
+                user.id,
+                lambda s: wallet.reserve(
+                    s, transfer_id=transfer_id, table_id=table_id, amount=amount,
+                    expires_at=expires_at,
+                ),
+            )
+        except GameError:  # refused (insufficient funds): nothing is in flight
+            await self._unmark(user.id, transfer_id)
+            raise
         return transfer_id
 
-    async def seat(self, user: User, table_id: str, transfer_id: str) -> Outcome:
-        """Step two: seat with the reservation, then complete it (or release it if refused)."""
+    async def _mark(self, user_id: int, transfer_id: str, now: float) -> None:
+        """Before the wallet hears of a transfer (see the module docstring)."""
+        store = self.tables.store
+        await store.mark(self.tables.streams.transfers, transfer_mark(user_id, transfer_id), now)
+
+    async def _unmark(self, user_id: int, transfer_id: str) -> None:
+        """After the wallet event that ends a transfer. Best effort: a mark left behind costs
+        the reconciler one look, and it drops it."""
+        store = self.tables.store
+        with contextlib.suppress(StoreUnavailable):
+            await store.unmark(self.tables.streams.transfers, transfer_mark(user_id, transfer_id))
+
+    async def seat(
+        self, user: User, table_id: str, transfer_id: str, *, seat: int | None = None
+    ) -> Outcome:
+        """Step two: seat with the reservation (at `seat`, or the lowest free one), then
+        complete it (or release it if refused)."""
         _, state = await self.bank.load(user.id)
         reservation = state.reserved.get(transfer_id)
         if reservation is None:
@@ -113,6 +158,7 @@ class Transfers:
                 name=user.name,
                 buy_in=reservation.amount,
                 transfer_id=transfer_id,
+                seat=seat,
                 now=now,
                 seed=self.seeds(),
             )
@@ -124,13 +170,17 @@ class Transfers:
         except Exception as error:
             if _refused(error):
                 await self.bank.update(user.id, _releasing(transfer_id, _code(error)))
+                await self._unmark(user.id, transfer_id)
             raise
         await self.bank.update(user.id, lambda s: wallet.complete(s, transfer_id=transfer_id))
+        await self._unmark(user.id, transfer_id)
         return outcome
 
-    async def buy_in(self, user: User, table_id: str, amount: int) -> Outcome:
+    async def buy_in(
+        self, user: User, table_id: str, amount: int, *, seat: int | None = None
+    ) -> Outcome:
         transfer_id = await self.reserve(user, table_id, amount)
-        return await self.seat(user, table_id, transfer_id)
+        return await self.seat(user, table_id, transfer_id, seat=seat)
 
     # -- cash-out -----------------------------------------------------------------------------
 
@@ -138,6 +188,7 @@ class Transfers:
         """Step one of a cash-out: the write-ahead intent. Returns the transfer id."""
         transfer_id = uuid.uuid4().hex
         now = self.clock()
+        await self._mark(user.id, transfer_id, now)
         await self.bank.update(
             user.id,
             lambda s: wallet.request_cash_out(
@@ -165,6 +216,7 @@ class Transfers:
                     user_id,
                     lambda s: wallet.cancel_cash_out(s, transfer_id=transfer_id, reason=reason),
                 )
+                await self._unmark(user_id, transfer_id)
             raise
         if outcome.status == "appended":
             paid = _paid(outcome.events, transfer_id)
@@ -194,6 +246,7 @@ class Transfers:
             user_id,
             lambda s: wallet.cash_out(s, transfer_id=transfer_id, table_id=table_id, amount=paid),
         )
+        await self._unmark(user_id, transfer_id)
 
     async def cash_out(self, user: User, table_id: str) -> Outcome:
         transfer_id = await self.request_leave(user, table_id)
@@ -232,3 +285,14 @@ class Transfers:
                         raise
                 finished += 1
         return finished
+
+    async def forget_finished(self, user_id: int, marks: Sequence[tuple[str, float]]) -> None:
+        """Drop this wallet's marks whose transfer is over, or never started and now never
+        can (older than ttl + grace); keep the rest for the next pass."""
+        _, state = await self.bank.load(user_id)
+        now = self.clock()
+        for transfer_id, marked_at in marks:
+            over = transfer_id in state.finished
+            in_flight = transfer_id in state.reserved or transfer_id in state.leaving
+            if over or (not in_flight and now > marked_at + self.ttl + self.grace):
+                await self._unmark(user_id, transfer_id)

@@ -22,10 +22,12 @@ from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.settings import TableSettings
 from service.game.state import TableState
-from service.game.view import _hand_view, seat_entry, seat_player
+from service.game.view import _hand_view, seat_entry, seat_player, table_host
 
 _encode = msgspec.json.Encoder().encode
-_NOBODY = _encode({"seat": None, "cards": None, "score": None, "legal": []})
+_NOBODY = _encode(
+    {"seat": None, "cards": None, "score": None, "legal": [], "client_seed": None}
+)
 # A table's settings rarely change and every state of it shares the object: encoded once.
 _SETTINGS_CACHE_SIZE = 4096
 _settings_json: dict[int, tuple[TableSettings, bytes]] = {}
@@ -50,15 +52,18 @@ class SharedViews:
         self._version = version
         self._head: bytes | None = None
         # per seated seat: (user_id, the public entry as JSON and as a dict, the entry its
-        # owner sees when that is more than everyone else sees: their own looked cards)
-        self._entries: list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None]] | None = None
+        # owner sees when that is more than everyone else sees: their own looked cards, and
+        # the owner's client seed)
+        self._entries: (
+            list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None, str]] | None
+        ) = None
         self._private: dict[int, tuple[bytes, bytes]] = {}
 
     def _build(self) -> None:
         state = self._state
         hand = state.hand
         options = state.settings.scoring
-        entries: list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None]] = []
+        entries: list[tuple[int, bytes, dict[str, Any], dict[str, Any] | None, str]] = []
         for s in state.seats:
             if s is None:
                 continue
@@ -75,15 +80,21 @@ class SharedViews:
             private = None
             if own and p is not None and p.cards is not None:
                 private = {**entry, "cards": list(p.cards), "score": score(p.cards, options)}
-            entries.append((s.user_id, _encode(entry), entry, private))
+            entries.append((s.user_id, _encode(entry), entry, private, s.client_seed))
         self._entries = entries
         # the closing brace comes after "seats" and "you"
-        self._head = b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"hand":%b' % (
-            _encode(state.table_id),
-            self._version,
-            settings_json(state.settings),
-            _encode(state.phase),
-            _encode(_hand_view(state, hand)) if hand is not None else b"null",
+        self._head = (
+            b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"host":%b,"hand":%b,'
+            b'"next_commitment":%b'
+            % (
+                _encode(state.table_id),
+                self._version,
+                settings_json(state.settings),
+                _encode(state.phase),
+                _encode(table_host(state)),
+                _encode(_hand_view(state, hand)) if hand is not None else b"null",
+                _encode(state.next_commitment or None),
+            )
         )
 
     def encoded(self, viewer: int | None) -> bytes:
@@ -93,7 +104,7 @@ class SharedViews:
         assert self._entries is not None and self._head is not None
         seats = []
         you = _NOBODY
-        for user_id, public, entry, private in self._entries:
+        for user_id, public, entry, private, client_seed in self._entries:
             if viewer is not None and user_id == viewer:
                 mine = entry
                 if private is not None:
@@ -106,6 +117,7 @@ class SharedViews:
                     "score": mine["score"],
                     # to_dict(), not the Struct: compiled by mypyc it loses omit_defaults
                     "legal": [a.to_dict() for a in legal_actions(self._state, viewer)],
+                    "client_seed": client_seed or None,
                 })
             else:
                 seats.append(public)

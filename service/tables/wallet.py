@@ -148,6 +148,14 @@ def grant(
     return [ChipsGranted(amount=amount, reason=reason, day=day)] if due else []
 
 
+def next_topup_at(state: WalletState, now: float) -> float:
+    """When the daily top-up can next be granted, once the wallet is dry and seated nowhere:
+    `now` if none was granted today (UTC), else the start of the next UTC day. The web app
+    shows it to a player with an empty wallet."""
+    day = day_of(now)
+    return now if state.last_grant_day < day else float((day + 1) * SECONDS_PER_DAY)
+
+
 def reserve(
     state: WalletState, *, transfer_id: str, table_id: str, amount: int, expires_at: float
 ) -> list[AnyWalletEvent]:

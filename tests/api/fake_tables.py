@@ -52,9 +52,11 @@ class FakeTables:
         await self._append(table_id, "table_created", {"ante": settings.ante, "by": user.id})
         return table_id
 
-    async def list_tables(self) -> list[JSON]:
-        return [{"table_id": t, "ante": 10, "max_seats": 6, "seated": len(self.seats[t]),
-                 "phase": "waiting"} for t in self.tables]
+    async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
+        ids = sorted(t for t in self.tables if cursor is None or t > cursor)
+        page = [{"table_id": t, "ante": 10, "max_seats": 6, "seated": len(self.seats[t]),
+                 "phase": "waiting"} for t in ids[:limit]]
+        return {"tables": page, "next": page[-1]["table_id"] if len(ids) > limit else None}
 
     async def me(self, user: User) -> JSON:
         return {"user": {"id": user.id, "name": user.name}, "balance": 1000, "tables": [],
@@ -75,6 +77,15 @@ class FakeTables:
 
     async def leave(self, user: User, table_id: str) -> JSON:
         return await self.view(user, table_id)
+
+    async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
+        if user.id not in self.seats.get(table_id, []):
+            raise ServiceError(403, "not_seated", "you have no seat at this table")
+        return await self.view(user, table_id)
+
+    async def hands(self, table_id: str, limit: int) -> list[JSON]:
+        self._log(table_id)
+        return []
 
     async def act(self, user: User, table_id: str, *, action_id: str, type: str,
                   amount: int | None = None, expected_version: int | None = None) -> int:

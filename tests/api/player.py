@@ -295,3 +295,43 @@ def check_event_privacy(events: list[JSON], own_seat: int, audits: dict[int, JSO
                 if n not in settled:
                     for d in audit["deals"]:
                         assert d["seed"].lower() not in text, (e, n, d["deal"])
+
+
+def strings_in(value: Any) -> set[str]:
+    """Every string anywhere in a JSON value (keys too)."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set(value) | set().union(*(strings_in(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(strings_in(v) for v in value)) if value else set()
+    return set()
+
+
+def check_seed_privacy(events: list[JSON], audits: dict[int, JSON]) -> None:
+    """No server seed reaches a player before the settlement of the hand it dealt: not in
+    `hand_started` or `svara_deal_started`, and not in the `seed_drawn` that holds a seed
+    drawn in advance (the next hand's, or a declared svara's). `audits` maps hand number to
+    its audit, whose deals name the seeds; the newest `seed_drawn` seen is for a hand not yet
+    settled, so its seed can be checked only by its absence (every `seed_drawn` shows none)."""
+    secret: dict[str, int] = {}  # seed -> the hand that reveals it
+    for number, audit in audits.items():
+        for deal in audit["deals"]:
+            secret[deal["seed"]] = number
+    settled: set[int] = set()
+    for e in events:
+        t, data = e["type"], e["data"]
+        if t == "seed_drawn":
+            assert set(data) == {"commitment"}, e
+        if t == "hand_settled":
+            settled.add(int(data["number"]))
+        found = strings_in(data)
+        leaked = {s for s in found & secret.keys() if secret[s] not in settled}
+        assert not leaked, (e, leaked)
+
+
+def check_hashes(events: list[JSON]) -> None:
+    """Every event carries its chain hash (64 lowercase hex digits), each a different one."""
+    hashes = [e["hash"] for e in events]
+    assert all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes), events
+    assert len(set(hashes)) == len(hashes)

@@ -10,7 +10,13 @@ import aiohttp
 import pytest
 
 from tests.api.game import TOKEN, new_table, play, server_env, user_ids
-from tests.api.player import Player, check_event_privacy, check_feed
+from tests.api.player import (
+    Player,
+    check_event_privacy,
+    check_feed,
+    check_hashes,
+    check_seed_privacy,
+)
 from tests.api.procs import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -50,8 +56,13 @@ async def test_three_players_play_hands_to_the_end(
             check_feed(feed.events)
             seat = (await p.view(table))["you"]["seat"]
             check_event_privacy(feed.events, seat, audits)
+            check_seed_privacy(feed.events, audits)
+            check_hashes(feed.events)
             http = await p.ok("GET", f"/api/tables/{table}/events?after=0")
-            assert http["events"][: len(feed.events)] == feed.events
+            assert http["events"][: len(feed.events)] == feed.events  # the same hashes too
+            for audit in audits.values():  # what a player saw and the audit agree
+                by_version = {e["version"]: e["hash"] for e in feed.events}
+                assert all(by_version[e["version"]] == e["hash"] for e in audit["events"])
             await feed.close()
 
         for p in players:

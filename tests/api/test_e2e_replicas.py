@@ -50,9 +50,12 @@ async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSe
         http[1].over_socket = True
         await play(http, table, hands=2, seed=3)
 
-        # Nobody acts now: the turn's deadline passes and one of the two timers acts.
-        await feeds[0].wait_until(lambda e: e["type"] == "timed_out", within=15)
-        await asyncio.sleep(1.0)  # room for a second (wrong) timeout to show up
+        # Nobody acts now: the turn's deadline passes and one of the two timers acts. Then
+        # the next turn times out too (5 s later): both servers' timers have run well past
+        # the first deadline, so a second (wrong) timeout of it would be in the feed by now.
+        first = await feeds[0].wait_until(lambda e: e["type"] == "timed_out", within=15)
+        await feeds[0].wait_until(
+            lambda e: e["type"] == "timed_out" and e["version"] > first["version"], within=15)
         version = (await http[2].view(table))["version"]
         await asyncio.gather(*(f.wait_for(version) for f in feeds))
 

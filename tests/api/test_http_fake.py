@@ -103,7 +103,10 @@ async def test_bad_bodies_are_4xx(client: Client) -> None:
     h = auth(1)
     cases: list[tuple[bytes, int]] = [
         (b"{not json", 400), (b"[]", 400), (b'{"ante": "ten"}', 400), (b"", 400),
-        (b'{"ante": 10, "max_seats": 11}', 422), (b'{"ante": 10, "colour": "red"}', 400),
+        # a number outside the game's bounds is refused by the body's schema (400); a set of
+        # numbers each in bounds that the game refuses together is a 422 (invalid_settings)
+        (b'{"ante": 10, "max_seats": 11}', 400), (b'{"ante": 10, "colour": "red"}', 400),
+        (b'{"ante": 10, "min_buy_in": 500, "max_buy_in": 200}', 422),
         (b'{"ante": 10, "turn_seconds": 1.5}', 400), (b"\xff\xfe", 400),
         (b'{"ante": 10, "practice_bots": 99}', 400), (b"x" * 10_000, 413),
     ]

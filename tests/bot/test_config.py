@@ -66,6 +66,17 @@ def test_newtable_arguments() -> None:
             parse_newtable_args(bad, config)
 
 
+def test_newtable_numbers_have_an_upper_bound() -> None:
+    """Issue 14.7 at the bot's edge: an ante of 2**64 (or past the game's bound) is a usage
+    answer naming the bound, never a table that dies at its first settled hand."""
+    config = BotConfig(public_url=None)
+    assert parse_newtable_args(f"{10**9} 2", config).ante == 10**9
+    for bad in [str(2**64), f"{10**9 + 1}", f"10 {2**64}", str(10**40)]:
+        with pytest.raises(UsageError) as refused:
+            parse_newtable_args(bad, config)
+        assert "between" in str(refused.value)
+
+
 def test_attach_bot_refuses_bad_modes() -> None:
     from aiohttp import web
 

@@ -40,7 +40,7 @@ async def test_group_table_then_deep_link_then_web_app(
     table_id = payload.removeprefix("table_")
     view = await service.view(User(31, "Dana"), table_id)
     assert (view["settings"]["ante"], view["settings"]["max_seats"]) == (20, 4)
-    assert [t["table_id"] for t in await service.list_tables()] == [table_id]
+    assert [t["table_id"] for t in (await service.list_tables())["tables"]] == [table_id]
 
     # A member taps it: Telegram sends /start <payload> in the private chat.
     private = message_update(f"/start {payload}", user_id=32, first_name="Emil")

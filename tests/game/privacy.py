@@ -92,9 +92,10 @@ def cards_named(value: Any) -> set[str]:
 def check_projected_event(
     event: ev.TableEvent, viewer: int | None, secrets: set[str], settings: TableSettings
 ) -> None:
-    """`secrets`: seeds not yet revealed (hex). Cards may appear only in a showdown (the
-    shown hands), or in the viewer's own `looked` event; seeds only once revealed by the
-    settlement; a score only beside the shown cards it is the score of."""
+    """`secrets`: seeds not yet revealed (hex), including those drawn in advance for a deal
+    still to come (`seed_drawn`). Cards may appear only in a showdown (the shown hands), or
+    in the viewer's own `looked` event; a seed only in the settlement of the hand it dealt;
+    a score only beside the shown cards it is the score of."""
     projected = project_event(event, viewer)
     shared = public_data_json(event)
     if shared is not None:  # the encoding every viewer shares must be this viewer's too
@@ -121,8 +122,10 @@ def check_event_data(
     assert named <= allowed, (viewer, projected, named - allowed)
     scan.check_derived(settings)
     scan.check_no_deck_order()
-    if not isinstance(event, ev.HandSettled):
-        scan.check_no_secret(secrets)
+    # A seed only in the settlement of the hand it dealt (never the next hand's, drawn by that
+    # same settlement and kept in a secret `seed_drawn`).
+    revealed = {s.seed for s in event.seeds} if isinstance(event, ev.HandSettled) else set()
+    scan.check_no_secret(secrets - revealed)
 
 
 def visible_cards(state: TableState, viewer: int | None) -> set[str]:

@@ -3,6 +3,11 @@
 Every accepted command is checked on the spot: the live state equals the fold of the log, and
 chips are conserved. Seeds are deterministic, and `seed_where` finds a seed whose deal has a
 wanted property (a tie for a svara, a clear winner ...).
+
+Decks are `hmac-sha256-fy-v2` (DESIGN.md "Players' seeds"): a deal's server seed is drawn one
+step ahead, by the command that creates the table (hand 1), settles the previous hand (the next
+hand) or declares the svara (its deal). So a test stacks a deal by setting `next_seed` before
+*that* command (or `Table(first_seed=...)` for hand 1), not before the one that deals.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from msgspec.structs import replace
 from events import table as ev
 from service.game import commands as cmd
 from service.game.decider import decide, evolve, fold
-from service.game.deck import deal_hands, shuffled_deck
+from service.game.deck import deal_hands, mix_of, shuffled_deck_v2
 from service.game.errors import GameError
 from service.game.scoring import score
 from service.game.settings import TableSettings
@@ -29,17 +34,32 @@ def seed_of(n: int) -> bytes:
     return n.to_bytes(32, "big")
 
 
-def deal_for(seed: bytes, table_id: str, hand: int, deal: int, n: int) -> list[tuple[str, ...]]:
-    return [tuple(h) for h in deal_hands(shuffled_deck(seed, table_id, hand, deal), n)]
+def deal_for(
+    seed: bytes,
+    table_id: str,
+    hand: int,
+    deal: int,
+    n: int,
+    client_seeds: dict[int, str] | None = None,
+) -> list[tuple[str, ...]]:
+    """The hands of a v2 deal, in playing order (`client_seeds`: those of the players dealt
+    in; none by default)."""
+    deck = shuffled_deck_v2(seed, table_id, hand, deal, mix_of(client_seeds or {}))
+    return [tuple(h) for h in deal_hands(deck, n)]
 
 
 def seed_where(
-    table_id: str, hand: int, deal: int, n: int, want: Callable[[list[int]], bool]
+    table_id: str,
+    hand: int,
+    deal: int,
+    n: int,
+    want: Callable[[list[int]], bool],
+    client_seeds: dict[int, str] | None = None,
 ) -> bytes:
-    """The first seed whose deal's scores (in playing order) satisfy `want`."""
+    """The first seed whose v2 deal's scores (in playing order) satisfy `want`."""
     for i in range(1, 20_000):
         seed = seed_of(i)
-        scores = [score(h) for h in deal_for(seed, table_id, hand, deal, n)]
+        scores = [score(h) for h in deal_for(seed, table_id, hand, deal, n, client_seeds)]
         if want(scores):
             return seed
     raise AssertionError("no such seed")
@@ -48,12 +68,15 @@ def seed_where(
 class Table:
     """One table under test. `do` applies a command; `refused` asserts a GameError code."""
 
-    def __init__(self, table_id: str = "t1", **settings: Any) -> None:
+    def __init__(
+        self, table_id: str = "t1", first_seed: bytes | None = None, **settings: Any
+    ) -> None:
+        """`first_seed`: the server seed of hand 1 (drawn when the table is created)."""
         self.table_id = table_id
         self.now = T0
         self.log: list[ev.TableEvent] = []
         self.state: TableState | None = None
-        self.next_seed: bytes | None = None
+        self.next_seed: bytes | None = first_seed
         self._seed_counter = 0
         self.do(
             cmd.CreateTable(
@@ -61,6 +84,7 @@ class Table:
                 settings=TableSettings(**settings),
                 created_by=1,
                 now=self.now,
+                seed=self.seed(),
             )
         )
 
@@ -185,18 +209,17 @@ def table_with(
 
     Two users: the first hand (dealer seat 0, seat 1 acts first). More: the first hand (only
     seats 0 and 1, started by the second sit-down) is folded to seat 0, and the next hand is
-    dealt to everyone: dealer seat 0 again, seat 1 first to act. `seed` deals that hand.
+    dealt to everyone: dealer seat 0 again, seat 1 first to act. `seed` deals that hand (the
+    table's creation draws hand 1's seed; the fold that settles hand 1 draws hand 2's).
     """
     settings.setdefault("ante", 1)
-    t = Table(**settings)
+    t = Table(first_seed=seed if len(users) == 2 else None, **settings)
     for i, uid in enumerate(users):
-        if i == 1 and len(users) == 2 and seed is not None:
-            t.next_seed = seed
         t.sit(uid, buy_in, seat=i)
     if len(users) > 2:
         t.act(users[1], "pass")
-        t.act(users[1], "fold")
         t.next_seed = seed
+        t.act(users[1], "fold")
         t.tick()
     hand = t.s.hand
     assert hand is not None and len(hand.players) == len(users)

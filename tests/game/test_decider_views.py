@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from events import table as ev
+from service.game import commands as cmd
 from service.game.view import project_event, view
-from tests.game.tablekit import seed_where, table_with
+from tests.game.tablekit import Table, seed_where, table_with
 
 A, B, C = 11, 12, 13
 
@@ -25,7 +28,8 @@ def test_view_has_the_shape_of_api_md() -> None:
     assert v["hand"]["deadline"] == t.s.deadline and v["hand"]["pot"] == 3
     assert all(set(seat) >= SEAT_KEYS for seat in v["seats"])
     assert [seat["seat"] for seat in v["seats"]] == [0, 1, 2]
-    assert set(v["you"]) == {"seat", "cards", "score", "legal"}
+    assert set(v["you"]) == {"seat", "cards", "score", "legal", "client_seed"}
+    assert v["next_commitment"] is None  # hand 2's is published when hand 1 settles
     assert v["you"]["legal"] == [
         {"type": "blind", "min": 1, "max": 98},
         {"type": "pass"},
@@ -58,7 +62,9 @@ def test_view_spectators_see_no_cards_until_showdown() -> None:
     assert public["hand"]["phase"] == "settled"
     shown = {seat["seat"]: seat["cards"] for seat in public["seats"]}
     assert shown[0] is None and shown[1] is not None and shown[2] is not None
-    assert public["you"] == {"seat": None, "cards": None, "score": None, "legal": []}
+    assert public["you"] == {
+        "seat": None, "cards": None, "score": None, "legal": [], "client_seed": None
+    }
     assert public["hand"]["seeds"][0]["seed"] == seed.hex()  # revealed after the hand
 
 
@@ -85,7 +91,34 @@ def test_projected_cards_dealt_shows_no_cards_to_anyone() -> None:
             "turn": 1,  # the deal also hands the first blind turn on (public)
             "deadline": dealt.deadline,
             "phase": "blind",
+            "algorithm": "hmac-sha256-fy-v2",
+            "client_seeds": {},  # the players' seeds are public
+            "mix": hashlib.sha256(b"").hexdigest(),
         }
+
+
+def test_view_shows_the_players_own_seed_and_the_next_commitment_in_full() -> None:
+    t = table_with([A, B])
+    t.do(cmd.SetClientSeed(user_id=A, client_seed="mine", now=t.now))
+    assert view(t.s, A, 1)["you"]["client_seed"] == "mine"
+    assert view(t.s, B, 1)["you"]["client_seed"] is None
+    assert view(t.s, A, 1)["hand"]["commitment"] == t.last(ev.HandStarted).commitment
+    t.act(B, "pass")
+    t.act(B, "fold")
+    published = t.last(ev.HandSettled).next_commitment
+    assert len(published) == 64 and view(t.s, None, 1)["next_commitment"] == published
+
+
+def test_projected_seed_drawn_never_shows_the_seed() -> None:
+    """A seed drawn in advance belongs to a deal still to come: no viewer ever sees it in
+    `seed_drawn` (the settlement of its own hand reveals it)."""
+    t = table_with([A, B])
+    t.act(B, "pass")
+    t.act(B, "fold")
+    drawn = t.last(ev.SeedDrawn)
+    for viewer in (A, B, None):
+        assert project_event(drawn, viewer)["data"] == {"commitment": drawn.commitment}
+        assert project_event(t.log[0], viewer)["data"]["next_commitment"]  # public
 
 
 def test_projected_looked_shows_cards_to_the_looker_only() -> None:
@@ -105,3 +138,44 @@ def test_projected_showdown_shows_every_hand_still_in() -> None:
     shown = project_event(t.last(ev.ShowdownHappened), None)
     assert set(shown["data"]["hands"]) == {"0", "1"}
     assert all(len(h["cards"]) == 3 for h in shown["data"]["hands"].values())
+
+
+def test_view_explains_a_fold_by_the_clock_and_no_other() -> None:
+    """`timed_out` tells a player folded by the server (RULES.md "Time") from one who folded."""
+    t = table_with([A, B, C])
+    t.act(B, "pass")
+    t.tick()  # B's betting turn runs out: the server folds for B
+    t.act(C, "fold")  # C folds on their own
+    for viewer in (A, B, C, None):
+        seats = {s["seat"]: s for s in view(t.s, viewer, 1)["seats"]}
+        assert seats[1]["folded"] and seats[1]["timed_out"]
+        assert seats[2]["folded"] and not seats[2]["timed_out"]
+        assert not seats[0]["timed_out"]
+    # A missed turn then a fold of one's own: that fold is the player's, not the clock's.
+    t = table_with([A, B, C])
+    t.tick()  # B's blind turn runs out: passed for B (one missed turn)
+    assert t.turn_user == B
+    t.act(B, "fold")
+    assert not {s["seat"]: s for s in view(t.s, None, 1)["seats"]}[1]["timed_out"]
+
+
+def test_view_says_who_must_double_after_a_blind() -> None:
+    t = table_with([A, B, C])
+    assert not view(t.s, C, 1)["hand"]["must_double"]
+    t.act(B, "blind", 5)
+    t.act(C, "pass")  # the blind round ends: C must raise to at least 10
+    hand = view(t.s, None, 1)["hand"]
+    assert hand["must_double"] and hand["last_blind"] == 5 and hand["last_blind_seat"] == 1
+    assert hand["turn"] == 2
+    t.act(C, "raise", 10)
+    assert not view(t.s, None, 1)["hand"]["must_double"]
+
+
+def test_view_names_the_table_after_its_host() -> None:
+    t = Table(ante=1)  # created by user 1
+    assert view(t.s, None, 1)["host"] is None  # nobody seated
+    t.sit(A, 100, seat=0)
+    t.sit(B, 100, seat=1)
+    assert view(t.s, None, 1)["host"] == "u11"  # the creator is not seated: the longest seated
+    t.sit(1, 100, seat=2)
+    assert view(t.s, B, 1)["host"] == "u1"  # the creator, once seated

@@ -8,13 +8,38 @@ import math
 import pytest
 
 from service.game.cards import CANONICAL_DECK
-from service.game.deck import commitment, deal_hands, shuffled_deck
+from service.game.deck import (
+    commitment,
+    deal_hands,
+    deck_for,
+    mix_of,
+    shuffled_deck,
+    shuffled_deck_v2,
+)
 
 
 def test_design_md_test_vector() -> None:
     seed = bytes(32)
     assert commitment(seed) == "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925"
     assert shuffled_deck(seed, "t1", 1, 1)[:8] == "8h 7s Qh Js Ks Ad Qs Th".split()
+
+
+def test_design_md_test_vector_v2_players_seeds() -> None:
+    seeds = {0: "alice-seed", 2: "b0b", 5: "7f3a"}
+    mix = mix_of(seeds)
+    assert mix == "9603fecc74ddc9ae651d6cf7dae0749b2dbc23d0cee87b0a1f5b25cf65c75b23"
+    assert shuffled_deck_v2(bytes(32), "t1", 1, 1, mix)[:8] == "Tc Jh Qs 7c Kh Ts Jc Jd".split()
+    assert deck_for("hmac-sha256-fy-v2", bytes(32), "t1", 1, 1, mix)[:2] == ["Tc", "Jh"]
+
+
+def test_v2_mix_orders_lines_by_seat_and_no_seeds_is_the_empty_digest() -> None:
+    assert mix_of({}) == hashlib.sha256(b"").hexdigest()
+    assert mix_of({10: "a", 2: "b"}) == hashlib.sha256(b"2:b\n10:a").hexdigest()
+    # any one seed changes the deck
+    base = shuffled_deck_v2(bytes(32), "t1", 1, 1, mix_of({0: "x"}))
+    assert shuffled_deck_v2(bytes(32), "t1", 1, 1, mix_of({0: "y"})) != base
+    with pytest.raises(ValueError, match="unknown deck algorithm"):
+        deck_for("hmac-md5", bytes(32), "t1", 1, 1)
 
 
 def test_deck_is_a_permutation_and_deterministic() -> None:

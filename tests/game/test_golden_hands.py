@@ -1,25 +1,43 @@
 """Golden hands: the benchmark's random hands must keep producing the same bytes.
 
 Speed work on the game core must not change behaviour. The states digest was recorded before
-the first optimisation round (2026-11-29) and has not changed since; the events digest changed
+the first optimisation round (2026-11-29) and had not changed since; the events digest changed
 once, on purpose, when most `turn_deadline_set` events were folded into the action before them
-(`TurnHandover`): every state after every command stayed the same bytes. A change here means
-events or snapshots changed, which is a rules or format change, never a refactoring.
+(`TurnHandover`): every state after every command stayed the same bytes. Both changed on
+purpose with the players' seeds (`hmac-sha256-fy-v2`, 2026-11-30): seeds drawn one step ahead
+(`seed_drawn`, `next_commitment`), v2 decks, new state fields, and the bench table's creation
+now drawing hand 1's seed as the service's does. The states digest changed once more, on
+purpose, when `TableState` gained `empty_since` and `closed` (the idle close, `table_closed`):
+with those two fields taken out, every state is still the recorded bytes
+(`test_states_are_the_recorded_bytes_but_for_the_idle_fields`). A change here means events or
+snapshots changed, which is a rules or format change, never a refactoring.
+
+Logs written before a format change must keep folding to the states they folded to then:
+`data/v1_table_log.jsonl.gz` is a table of 150 hands (svaras, timeouts, sitting out and back,
+seats changing, rake, scoring variants) recorded with the game core of commit e03789e, the last
+before v2 -- every command's events as stored bytes, and the encoded state after most of them.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
 import hashlib
 import importlib.util
+import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+from msgspec.structs import replace
 
 from events import table as ev
+from events.codec import decode_table_event, encode_table_event
 from service.game import commands as cmd
 from service.game.decider import decide, evolve, fold, step
-from service.game.state import TableState, encode_state
+from service.game.legal import legal_actions
+from service.game.state import TableState, decode_state, encode_state
 
 # The bench's own move chooser, loaded from its file (bench/ is not a package).
 _BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_game.py"
@@ -28,11 +46,25 @@ assert _spec is not None and _spec.loader is not None
 bench_game = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_game)
 
-EVENTS_DIGEST = "257bfd3b43d681ee377d2c5a378557b3613a224f9feafd271b56913c0a9ba75d"
-STATES_DIGEST = "8f47a3d9c8502644dd26f06e9b1136c6c1ebc569ef170f7cd092bc2177223cf3"
+EVENTS_DIGEST = "91890901b7ce47ae653701b599d4f952a5681786f1d591df7198953da843da43"
+STATES_DIGEST = "2aa3e82342cfe29a1bed10970aab5af31c831a1a7ce832ef12cdf8403e503189"
+# The states digest before `empty_since` and `closed` were added (2026-11-30).
+STATES_DIGEST_BEFORE_IDLE = "dab7835794066fd70a58d63425edf80c027f9aa6db938eaf60fb0fb41005513e"
+IDLE_FIELDS = ("empty_since", "closed")
+V1_LOG = Path(__file__).resolve().parent / "data" / "v1_table_log.jsonl.gz"
 
 
-def _play(hands: int, seed: int, use_step: bool) -> tuple[str, str]:
+def _without_idle_fields(snapshot: bytes) -> bytes:
+    """A snapshot as encoded before the idle fields existed (msgpack maps keep their order)."""
+    fields = msgspec.msgpack.decode(snapshot)
+    for name in IDLE_FIELDS:
+        del fields[name]
+    return msgspec.msgpack.encode(fields)
+
+
+def _play(
+    hands: int, seed: int, use_step: bool, state_bytes: Callable[[bytes], bytes] = bytes
+) -> tuple[str, str]:
     """Digests of every event and every resulting state's snapshot over `hands` hands."""
     encode = msgspec.msgpack.Encoder().encode
     events_hash, states_hash = hashlib.sha256(), hashlib.sha256()
@@ -58,7 +90,7 @@ def _play(hands: int, seed: int, use_step: bool) -> tuple[str, str]:
                 state = evolve(state, e)
         for e in events:
             events_hash.update(encode(e))
-        states_hash.update(encode_state(state))
+        states_hash.update(state_bytes(encode_state(state)))
     return events_hash.hexdigest(), states_hash.hexdigest()
 
 
@@ -68,6 +100,11 @@ def test_decide_and_evolve_give_the_recorded_bytes() -> None:
 
 def test_step_gives_the_same_bytes_as_decide_and_evolve() -> None:
     assert _play(200, seed=7, use_step=True) == (EVENTS_DIGEST, STATES_DIGEST)
+
+
+def test_states_are_the_recorded_bytes_but_for_the_idle_fields() -> None:
+    played = _play(200, seed=7, use_step=True, state_bytes=_without_idle_fields)
+    assert played == (EVENTS_DIGEST, STATES_DIGEST_BEFORE_IDLE)
 
 
 def _as_written_before_handover(events: list[ev.TableEvent]) -> list[ev.TableEvent]:
@@ -103,3 +140,65 @@ def test_logs_written_before_the_handover_replay_to_the_same_states() -> None:
         assert encode_state(fold(old_style, state)) == encode_state(new)
         state = new
     assert split > 300  # most actions handed the turn on
+
+
+def _v1_log() -> list[dict[str, object]]:
+    with gzip.open(V1_LOG, "rt") as f:
+        return [json.loads(line) for line in f if not line.startswith("#")]
+
+
+def test_a_log_written_before_v2_decodes_and_folds_to_the_states_it_folded_to() -> None:
+    """Every stored event of the v1 log decodes, re-encodes to its very bytes, and the fold of
+    the log equals the state recorded after each command (decoded with today's state type:
+    the new fields take their defaults; the idle clock `empty_since`, which the old code did
+    not keep, is the one field compared apart: it is what the log's times say)."""
+    state: TableState | None = None
+    compared = 0
+    for line in _v1_log():
+        raws = [str(e).encode() for e in line["events"]]  # type: ignore[attr-defined]
+        events = [decode_table_event(raw) for raw in raws]
+        assert [encode_table_event(e) for e in events] == raws
+        state = fold(events, state) if state is not None else fold(events)
+        if "state" in line:
+            recorded = decode_state(base64.b64decode(str(line["state"])))
+            assert recorded == replace(state, empty_since=None)
+            assert (state.empty_since is None) == (state.seated() > 0)
+            compared += 1
+    assert state is not None and state.hand_number == 150 and compared > 200
+    assert state.next_commitment == "" and state.next_seed == ""
+
+
+def test_a_table_from_before_v2_plays_on_v1_once_then_v2() -> None:
+    """The recorded table keeps playing: its next hand is dealt v1 with the dealing command's
+    seed (no commitment was published in advance), whose settlement publishes the next one."""
+    state: TableState | None = None
+    for line in _v1_log():
+        events = [decode_table_event(str(e).encode()) for e in line["events"]]  # type: ignore[attr-defined]
+        state = fold(events, state) if state is not None else fold(events)
+    assert state is not None
+    rng = random.Random(3)
+    now = 10_000_000.0
+    algorithms: list[str] = []
+    while len(algorithms) < 3:
+        hand = state.hand
+        command: cmd.TableCommand
+        if hand is None or hand.phase == "settled":
+            assert state.deadline is not None
+            now = max(now, state.deadline)
+            command = cmd.Tick(now=now, seed=rng.randbytes(32))
+        else:
+            seats = (
+                [s for s in hand.eligible if s not in hand.answered]
+                if hand.phase == "svara_join"
+                else [hand.turn]
+            )
+            seat = state.seats[seats[0]]  # type: ignore[index]
+            assert seat is not None
+            action = rng.choice(legal_actions(state, seat.user_id))
+            amount = action.amount if action.amount is not None else action.min
+            command = cmd.command_for_action(
+                action.type, user_id=seat.user_id, amount=amount, now=now, seed=rng.randbytes(32)
+            )
+        events, state = step(state, command)
+        algorithms += [e.algorithm for e in events if isinstance(e, ev.HandStarted)]
+    assert algorithms == ["hmac-sha256-fy-v1", "hmac-sha256-fy-v2", "hmac-sha256-fy-v2"]

@@ -242,7 +242,11 @@ class TableMachine(RuleBasedStateMachine):
 
     @staticmethod
     def _new_seeds(events: list[ev.TableEvent]) -> set[str]:
-        return {e.seed for e in events if isinstance(e, ev.HandStarted | ev.SvaraDealStarted)}
+        return {
+            e.seed
+            for e in events
+            if isinstance(e, ev.HandStarted | ev.SvaraDealStarted | ev.SeedDrawn)
+        }
 
     def seated_users(self) -> list[int]:
         return [s.user_id for s in self.s.seats if s is not None]
@@ -268,7 +272,9 @@ class TableMachine(RuleBasedStateMachine):
         self.plan = tuple(plan)
         self.answers = tuple(answers)
         events = self.apply(
-            cmd.CreateTable(table_id="prop", settings=settings, created_by=1, now=self.now)
+            cmd.CreateTable(
+                table_id="prop", settings=settings, created_by=1, now=self.now, seed=self.seed()
+            )
         )
         assert isinstance(events, list)
         for uid in USERS[: min(first, settings.max_seats)]:
@@ -441,6 +447,15 @@ class TableMachine(RuleBasedStateMachine):
         assert isinstance(result, list) == allowed, (uid, action, amount, legal, result)
         if isinstance(result, GameError) and uid not in self.seated_users():
             assert result.code == "not_seated"
+
+    @rule(uid=st.sampled_from(USERS), client_seed=st.sampled_from(["a", "b-2", "C_3", "x y"]))
+    def set_client_seed(self, uid: int, client_seed: str) -> None:
+        """Players cut the deck (v2): a seed counts from the next deal."""
+        seat = self.s.seat_by_user(uid)
+        if seat is not None and seat.client_seed == client_seed:
+            return  # the same seed again: no event
+        result = self.apply(cmd.SetClientSeed(user_id=uid, client_seed=client_seed, now=self.now))
+        assert isinstance(result, list) == (seat is not None and client_seed != "x y"), result
 
     @rule(offset=st.sampled_from([-1.0, 0.0, 0.0, 7.0]))
     def tick(self, offset: float) -> None:

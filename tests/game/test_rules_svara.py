@@ -102,7 +102,8 @@ def test_svara_without_anyone_eligible_deals_at_once() -> None:
     t.act(B, "raise", 1)
     t.act(A, "call")
     types = t.types(t.log[-5:])
-    assert types[-4:] == ["showdown", "svara_started", "svara_deal_started", "cards_dealt"]
+    assert types == ["showdown", "svara_started", "seed_drawn", "svara_deal_started", "cards_dealt"]
+    assert t.last(ev.SvaraStarted).next_commitment == t.last(ev.SvaraDealStarted).commitment
     assert t.log[-1].turn is not None and t.log[-1].phase == "blind"  # type: ignore[union-attr]
 
 
@@ -111,8 +112,8 @@ def test_svara_players_who_cannot_pay_the_fee_are_not_eligible() -> None:
     for seat, (uid, chips) in enumerate([(A, 100), (B, 100), (C, 100), (D, 3)]):
         t.sit(uid, chips, seat=seat)  # A and B play hand 1, C and D wait
     t.act(B, "pass")
-    t.act(B, "fold")
     t.next_seed = seed_where("t1", 2, 1, 4, lambda s: s[0] == s[1])
+    t.act(B, "fold")  # settles hand 1, drawing hand 2's seed
     t.tick()
     t.act(B, "pass")
     t.act(B, "raise", 1)
@@ -254,13 +255,15 @@ def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its
     """RULES.md steps 5 and 8. B went all in and tied: the svara deal starts with B at 0 chips,
     so nobody can put in more and it goes to showdown at once (no "call 0"). Ties again deal
     again within the same command; every deal has a seed and commitment of its own -- never
-    the previous deal's, which the settlement reveals."""
+    the previous deal's, which the settlement reveals -- each svara deal's committed to by the
+    `svara_started` before it (v2), and the next hand's, drawn at the settlement, is a fifth."""
 
     def ties(seed: bytes, deal: int) -> bool:
         first, second = deal_for(seed, "t1", 1, deal, 2)
         return score(first) == score(second)
 
-    # A seed for the command that deals 2, 3 and 4: ties at deals 2 and 3, a winner at 4.
+    # A seed for the command that declares the svaras and deals 2, 3 and 4: ties at deals 2
+    # and 3, a winner at 4.
     seed = next(
         s
         for s in (seed_of(i) for i in range(1, 200_000))
@@ -268,9 +271,8 @@ def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its
         and ties(next_deal_seed(s), 3)
         and not ties(next_deal_seed(next_deal_seed(s)), 4)
     )
-    t = Table(ante=1)
+    t = Table(ante=1, first_seed=seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1]))
     t.sit(A, 100, seat=0)
-    t.next_seed = seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1])
     t.sit(B, 10, seat=1)  # 9 after the ante
     t.act(B, "pass")
     t.act(B, "raise", 9)  # all in
@@ -299,3 +301,9 @@ def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its
         hands = deal_for(bytes.fromhex(deal_seed.seed), "t1", 1, deal_seed.deal, 2)
         assert [dealt.cards[seat] for seat in order] == hands
         assert deal_seed.commitment == hashlib.sha256(bytes.fromhex(deal_seed.seed)).hexdigest()
+        assert dealt.algorithm == "hmac-sha256-fy-v2"
+    published = [e.next_commitment for e in t.log if isinstance(e, ev.SvaraStarted)]
+    assert published == [s.commitment for s in settled.seeds[1:]]
+    drawn = [e for e in t.log if isinstance(e, ev.SeedDrawn)]
+    assert [d.commitment for d in drawn[1:]] == [*published, settled.next_commitment]
+    assert len({d.seed for d in drawn}) == len(drawn) == 5  # hand 1, deals 2-4, hand 2

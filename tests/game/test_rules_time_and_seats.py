@@ -167,8 +167,8 @@ def test_seating_leaving_on_your_blind_turn_ends_the_blind_round() -> None:
 def test_seating_the_last_opponent_leaving_wins_the_pot_for_the_other() -> None:
     t = table_with([A, B])
     events = t.leave(A)
-    assert t.types(events) == ["folded", "hand_settled", "player_left"]
-    assert t.stack(B) == 101 and events[2].cashed_out == 99  # type: ignore[union-attr]
+    assert t.types(events) == ["folded", "hand_settled", "seed_drawn", "player_left"]
+    assert t.stack(B) == 101 and events[3].cashed_out == 99  # type: ignore[union-attr]
 
 
 def test_seating_a_hand_starts_at_once_when_a_sit_down_makes_two_players() -> None:

@@ -30,7 +30,7 @@ class FakeClock:
 
 Factory = Callable[..., Awaitable[TableService]]
 
-FAST = {"think_seconds": 0.0, "poll_seconds": 0.01, "rescan_seconds": 0.05}
+FAST = {"think_seconds": 0.0, "poll_seconds": 0.01}
 
 
 @pytest.fixture

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from typing import Any
 
 import msgspec
 import pytest
 
 from events.codec import decode_table_event
-from events.table import CardsDealt, HandSettled, HandStarted
-from service.game.deck import shuffled_deck
+from events.store.redis_store import RedisEventStore
+from events.table import CardsDealt, HandSettled
+from service.game.deck import mix_of, shuffled_deck_v2
 from service.game.state import encode_state
 from service.tables import audit as audit_module
 from service.tables.service import TableService
+from tests.fair.tamper import edit, tamper
 from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import make_users, play_hands, seated_table
 
@@ -42,36 +45,55 @@ async def test_audit_of_settled_hands(services: Factory, clock: FakeClock) -> No
         for deal in report["deals"]:
             seed = bytes.fromhex(deal["seed"])
             assert hashlib.sha256(seed).hexdigest() == deal["commitment"]
-            assert deal["deck"] == shuffled_deck(seed, table_id, hand, deal["deal"])
-            assert deal["algorithm"] == "hmac-sha256-fy-v1"
+            assert deal["algorithm"] == "hmac-sha256-fy-v2"
+            assert deal["mix"] == mix_of({int(k): v for k, v in deal["client_seeds"].items()})
+            assert deal["deck"] == shuffled_deck_v2(
+                seed, table_id, hand, deal["deal"], deal["mix"]
+            )
+            # committed before the deal: a hand's first deal before the hand started, a svara
+            # deal when the svara was declared (inside the hand, before its deal started)
+            if deal["deal"] == 1:
+                assert deal["published_at"] < report["events"][0]["version"]
+            else:
+                started = next(
+                    e["version"] for e in report["events"]
+                    if e["type"] == "svara_deal_started" and e["data"]["deal"] == deal["deal"]
+                )
+                assert deal["published_at"] < started
         msgspec.json.encode(report)  # plain JSON all the way down
-        assert set(report["result"]) == {"winner_seats", "pot", "scores"}
+        assert {"winner_seats", "pot", "scores"} <= set(report["result"])
+        assert [r["check"] for r in report["results"]] == list(audit_module.CHECKS)
+        assert all(r["ok"] for r in report["results"]) and report["failures"] == []
 
 
 async def test_audit_detects_a_wrong_card_or_payout(services: Factory, clock: FakeClock) -> None:
-    """The checks are computed, not read: altered events fail them."""
-    service, table_id = await _played(services, clock, hands=1)
-    stored = await service.store.read(service.streams.table(table_id))
+    """The checks are computed, not read: altered events fail them, each naming its version
+    (every kind of edit: tests/fair/test_tampering.py)."""
+    service, table_id = await _played(services, clock, hands=2)
+    store = service.store
+    assert isinstance(store, RedisEventStore)
+    stream = service.streams.table(table_id)
+    stored = await store.read(stream)
     events = [decode_table_event(e.data) for e in stored]
-    start = next(i for i, e in enumerate(events) if isinstance(e, HandStarted))
-    hand = events[start:]
-    _, ok = audit_module._check_decks(table_id, 1, hand)
-    assert ok
-    swapped = []
-    for event in hand:
-        if isinstance(event, CardsDealt):
-            seats = sorted(event.cards)
-            cards = dict(event.cards)
-            cards[seats[0]], cards[seats[1]] = cards[seats[1]], cards[seats[0]]
-            event = CardsDealt(deal=event.deal, cards=cards)
-        swapped.append(event)
-    assert not audit_module._check_decks(table_id, 1, swapped)[1]
-    before = audit_module.fold_onto(None, events[:start])
-    assert before is not None and audit_module._check_chips(before, hand)
-    settled = hand[-1]
-    assert isinstance(settled, HandSettled)
-    richer = msgspec.structs.replace(settled, pot=settled.pot + 1)
-    assert not audit_module._check_chips(before, [*hand[:-1], richer])
+    dealt = next(s.version for s, e in zip(stored, events, strict=True)
+                 if isinstance(e, CardsDealt))  # fmt: skip
+    settled = next(s.version for s, e in zip(stored, events, strict=True)
+                   if isinstance(e, HandSettled))  # fmt: skip
+
+    def swap_cards(d: dict[str, Any]) -> None:
+        seats = sorted(d["cards"])
+        d["cards"][seats[0]], d["cards"][seats[1]] = d["cards"][seats[1]], d["cards"][seats[0]]
+
+    def richer(d: dict[str, Any]) -> None:
+        d["pot"] += 1
+
+    await tamper(store, stream, edit(dealt, swap_cards, rehash=True))
+    await tamper(store, stream, edit(settled, richer, rehash=True))
+    report = await service.audit(table_id, 1)
+    assert not report["verified"] and report["checks"]["chain"]
+    failed = {r["check"]: r["version"] for r in report["results"] if not r["ok"]}
+    assert failed["deck"] == dealt and failed["chips"] == settled
+    assert report["checks"]["deck"] is False and report["checks"]["chips"] is False
 
 
 async def test_audit_refusals(services: Factory, clock: FakeClock) -> None:
@@ -103,7 +125,7 @@ async def test_snapshot_at_each_settled_hand_and_a_bad_one_is_ignored(
     # a snapshot that decodes but disagrees with the log fails the audit's replay check
     assert live is not None
     wrong = msgspec.structs.replace(live, rake_total=live.rake_total + 1)
-    assert snapshot.version == settled[-1]
+    assert snapshot.version == settled[-1] + 1  # the settlement and the next seed_drawn
     await service.store.save_snapshot(stream, snapshot.version, encode_state(wrong))
     report = await fresh.audit(table_id, 2)
     assert report["checks"]["replay"] is False and not report["verified"]

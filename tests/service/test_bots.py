@@ -134,9 +134,18 @@ async def test_bots_wait_for_a_human(embedded: Factory, clock: FakeClock) -> Non
     [human] = make_users(1)
     table_id = await service.create_table(human, TableSettings(ante=10), practice_bots=2)
     await service.start()
-    await asyncio.sleep(0.2)
+    # Bots think for no time here: were they to play alone, the wake index would say so and
+    # the worker's next poll would start them. Three polls, and nothing in flight, later:
+    polls = service.driver.polls
+    for _ in range(500):
+        if service.driver.polls >= polls + 3:
+            break
+        await asyncio.sleep(0.01)
+    await service.driver.drain()
     stored = await service.store.read(service.streams.table(table_id))
     kinds = [type(decode_table_event(e.data)).__name__ for e in stored]
+    assert kinds.count("ClientSeedSet") == 2  # each bot's fixed seed, set as it sat down
+    kinds = [k for k in kinds if k != "ClientSeedSet"]
     assert kinds[-1] in ("TurnDeadlineSet", "CardsDealt") and "Looked" not in kinds
     await service.seat(human, table_id, 200)
     seen = len(stored)

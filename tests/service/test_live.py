@@ -73,7 +73,7 @@ def check_received(sink: Sink, stored: Sequence[StoredEvent], after: int) -> Non
     for got, s, event in zip(sink.events, stored[after:], events[after:], strict=True):
         projected = project_event(event, sink.viewer)
         assert got == {"version": s.version, "type": projected["type"], "at": s.at,
-                       "data": projected["data"]}
+                       "data": projected["data"], "hash": s.hash}
     assert version in sink.views
     for v, view in sink.views.items():
         assert msgspec.json.decode(view) == table_view(fold(events[:v]), sink.viewer, v)
@@ -191,7 +191,7 @@ async def test_shared_projection_is_each_viewers_own(services: Factory, clock: F
             projected = project_event(item.event, viewer)
             assert msgspec.json.decode(item.event_json(viewer)) == {
                 "version": s.version, "type": projected["type"], "at": s.at,
-                "data": projected["data"]}
+                "data": projected["data"], "hash": s.hash}
         looked += projected["type"] == "looked"
     assert looked  # the bots' strategy looks: the private case was exercised
 

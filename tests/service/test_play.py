@@ -142,6 +142,8 @@ async def test_wallet_grant_and_daily_topup(services: Factory, clock: FakeClock)
     me = await service.me(user)
     assert me["user"] == {"id": user.id, "name": user.name}
     assert me["balance"] == 1000 and me["tables"] == []
+    tomorrow = (clock.now // 86_400 + 1) * 86_400  # the start grant was today (UTC)
+    assert me["daily_topup"] == {"amount": 1000, "next_at": tomorrow}
     assert (await service.me(user))["balance"] == 1000  # the start grant happens once
     other = make_users(1)[0]
     table_id = await service.create_table(user, TableSettings(ante=10, max_buy_in=1000))
@@ -168,8 +170,13 @@ async def test_events_and_views_are_projected(services: Factory, clock: FakeCloc
     assert later_version == version and later == []
     spectator = await service.view(None, table_id)
     assert all(seat["cards"] is None for seat in spectator["seats"])
-    listed = {t["table_id"]: t for t in await service.list_tables()}
+    listed = {t["table_id"]: t for t in (await service.list_tables())["tables"]}
     assert listed[table_id]["seated"] == 2 and listed[table_id]["ante"] == 10
+    # named by its host (the creator, seated) with its stakes, never by its id
+    assert listed[table_id] | {"table_id": None} == {
+        "table_id": None, "ante": 10, "max_seats": 6, "seated": 2, "phase": "blind",
+        "host": users[0].name, "practice": False, "bet_unit": 10, "min_buy_in": 100,
+        "max_buy_in": 1000, "turn_seconds": 30, "seats_free": 4, "created_by": users[0].id}
 
 
 async def test_concurrent_commands_stay_consistent(services: Factory, clock: FakeClock) -> None:

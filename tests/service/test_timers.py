@@ -75,21 +75,33 @@ async def test_turn_times_out_exactly_once_with_two_processes(
     for service in (first, second):
         service.repo.store = service.store
 
-    # the same with both workers running on their own
+    # the same with both workers running on their own: each asks the wake index what is due
     await first.start()
     await second.start()
-
-    async def both_planned() -> bool:
-        return all(table_id in s.driver._plans for s in (first, second))
-
-    await eventually(both_planned)  # the second learnt of the new deadline by rescanning
     state = (await first.repo.load(table_id)).state
     assert state is not None and state.deadline is not None
+    wake = await first.store.index_due(first.streams.wake, float("inf"))
+    assert wake == [(table_id, state.deadline)]
     clock.now = state.deadline + 0.001
     await eventually(lambda: _has_timeout(first, table_id, 2))
-    await asyncio.sleep(0.2)
+    # A second timeout for that deadline could only come from a firing started by a poll or
+    # a plan of either worker: once both have polled twice since, and finished what they
+    # started, none is left to come.
+    await settled_down(first, second)
     assert len(await timeouts(first, table_id)) == 2
     await assert_conserved(first, users, [table_id])
+
+
+async def settled_down(*services: TableService) -> None:
+    """Every worker has polled the wake index twice more and has no firing in flight."""
+    marks = [s.driver.polls for s in services]
+
+    async def polled() -> bool:
+        return all(s.driver.polls >= m + 2 for s, m in zip(services, marks, strict=True))
+
+    await eventually(polled)
+    for service in services:
+        await service.driver.drain()
 
 
 async def _has_timeout(service: TableService, table_id: str, count: int = 1) -> bool:
@@ -142,7 +154,7 @@ async def test_next_hand_starts_after_the_pause(services: Factory, clock: FakeCl
     await eventually(settled)
     state = (await service.repo.load(table_id)).state
     assert state is not None and state.next_hand_at is not None
-    await asyncio.sleep(0.1)
+    await settled_down(service)  # it has looked at what is due, with the clock before the end
     assert not await second_hand()  # the pause is respected
     clock.now = state.next_hand_at
     await eventually(second_hand)

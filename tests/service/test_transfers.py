@@ -3,6 +3,7 @@ Redis, with nothing created or lost (Σ wallets + held + tables == Σ grants thr
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from events.store.base import AppendResult, EventStore, StoreUnavailable
 from service.game.commands import Leave, SitDown
 from service.game.errors import GameError
+from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
 from service.tables.service import TableService
 from service.tables.transfers import leave_action, sit_action
@@ -20,6 +22,7 @@ from tests.service.helpers import assert_conserved, make_users, seated_table
 pytestmark = pytest.mark.redis
 
 EXPIRED = 60.0 + 60.0 + 1  # transfer ttl + grace + a second
+SETTINGS_TWO_SEATS = TableSettings(ante=10, max_seats=2)
 
 
 async def test_reserved_but_never_seated_is_released(services: Factory, clock: FakeClock) -> None:
@@ -211,7 +214,6 @@ async def test_a_process_dying_mid_transfer(
     service = await services()
     users = make_users(3)
     table_id = await seated_table(service, users[:2])
-    clock.now = time.time()  # the crashing process uses the real clock
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
@@ -224,6 +226,9 @@ async def test_a_process_dying_mid_transfer(
     )
     assert await asyncio.wait_for(process.wait(), 30) == 3
     await assert_conserved(service, users, [table_id])
+    # The crashing process used the real clock: expiry counts from when it reserved, which
+    # is before now however slowly it started (a loaded machine takes seconds to).
+    clock.now = time.time()
     clock.advance(EXPIRED)
     assert await service.reconcile() == 1
     me = await service.me(users[2])
@@ -232,4 +237,54 @@ async def test_a_process_dying_mid_transfer(
         assert seated and me["balance"] == 700 and me["tables"] == [table_id]
     else:
         assert not seated and me["balance"] == 1000 and me["tables"] == []
+    await assert_conserved(service, users, [table_id])
+
+
+async def test_a_seat_refused_as_full_writes_nothing_to_the_wallet(services: Factory) -> None:
+    """Issue 14.12: what can be checked before reserving is checked there, so a refusal the
+    table's state already decides (full, closed, already seated, buy-in out of range) leaves
+    the wallet stream untouched."""
+    service = await services()
+    users = make_users(3)
+    table_id = await service.create_table(users[0], SETTINGS_TWO_SEATS)
+    for user in users[:2]:
+        await service.seat(user, table_id, 200)
+    await service.me(users[2])  # the wallet exists (its start grant)
+    wallet = service.streams.wallet(users[2].id)
+    before = await service.store.version(wallet)
+    with pytest.raises(ServiceError) as refused:
+        await service.seat(users[2], table_id, 200)
+    assert (refused.value.status, refused.value.code) == (409, "table_full")
+    assert await service.store.version(wallet) == before  # no reservation, no release
+    await assert_conserved(service, users, [table_id])
+
+
+async def test_a_table_filling_between_the_check_and_the_seat_still_releases(
+    services: Factory,
+) -> None:
+    """The race the early check cannot close: two players pass it for the last seat; the
+    table seats one, refuses the other (`table_full`), and that one's reservation goes back."""
+    service = await services()
+    users = make_users(3)
+    table_id = await service.create_table(users[0], SETTINGS_TWO_SEATS)
+    await service.seat(users[0], table_id, 200)
+    for user in users[1:]:
+        await service.me(user)
+    barrier = asyncio.Barrier(2)
+    original = service.repo.execute
+
+    async def execute_together(table: str, command_for: Any, **kwargs: Any) -> Any:
+        if str(kwargs.get("action_id", "")).startswith("sit:"):
+            await asyncio.wait_for(barrier.wait(), 5)  # both reserved: now both sit down
+        return await original(table, command_for, **kwargs)
+
+    service.repo.execute = execute_together  # type: ignore[method-assign]
+    results = await asyncio.gather(
+        *(service.seat(user, table_id, 200) for user in users[1:]), return_exceptions=True
+    )
+    refused = [r for r in results if isinstance(r, ServiceError)]
+    assert len(refused) == 1 and refused[0].code == "table_full", results
+    balances = sorted([(await service.me(u))["balance"] for u in users[1:]])
+    assert balances == [800, 1000]  # the refused player has every chip back
+    await service.reconcile()
     await assert_conserved(service, users, [table_id])

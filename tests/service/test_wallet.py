@@ -127,3 +127,11 @@ def test_random_operations_conserve_chips(ops: list[tuple[str, int, int]]) -> No
         state = apply(state, events)
         assert state.balance >= 0
         assert state.balance + state.held + at_tables == state.granted
+
+
+def test_next_topup_is_now_until_granted_today_then_the_next_utc_day() -> None:
+    day_start = (NOW // 86_400) * 86_400
+    assert w.next_topup_at(w.EMPTY, NOW) == NOW  # nothing granted yet today
+    state = apply(w.EMPTY, w.grant(w.EMPTY, reason="start", amount=1000, now=NOW))
+    assert w.next_topup_at(state, NOW) == day_start + 86_400  # the start grant was today
+    assert w.next_topup_at(state, day_start + 86_400 + 5) == day_start + 86_400 + 5

@@ -12,11 +12,18 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import msgspec
 import pytest
 
 from events.store import redis_store
-from events.store.base import ChainBroken, StoredEvent, StoreUnavailable, SubscriberTooSlow
-from events.store.chain import ZERO_HASH, chain
+from events.store.base import (
+    ChainBroken,
+    IndexOp,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+)
+from events.store.chain import ZERO_HASH, at_text, chain, link, link_v2
 from events.store.redis_store import PAGE, RedisEventStore
 
 MakeStore = Callable[..., RedisEventStore]
@@ -24,6 +31,19 @@ MakeStore = Callable[..., RedisEventStore]
 
 def new_stream() -> str:
     return f"table:{uuid.uuid4().hex[:12]}"
+
+
+def indexed_stream(store: RedisEventStore) -> str:
+    """A fresh stream name that may carry index entries on this store (on a Cluster, only
+    streams in an index shard's slot may; see `events.store.keys`)."""
+    while True:
+        stream = new_stream()
+        if store.indexable(stream):
+            return stream
+
+
+def new_index() -> str:
+    return f"ix{uuid.uuid4().hex[:12]}"
 
 
 async def take(it: AsyncIterator[StoredEvent], n: int, wait: float = 5.0) -> list[StoredEvent]:
@@ -64,7 +84,9 @@ class StoreContract:
         assert event.data == b"opened"
         assert event.at == 1700000000.5
         assert event.action_id is None
-        assert event.hash == chain(ZERO_HASH, [b"opened"])[0]
+        assert event.chain == 2
+        assert event.hash == link_v2(ZERO_HASH, "1700000000.5", b"opened")
+        assert result.hashes == (event.hash,)
         assert await store.version(s) == 1
 
     # -- optimistic concurrency -----------------------------------------------------------
@@ -334,6 +356,127 @@ class StoreContract:
         assert [e.data for e in await store.read(s, 3)] == [b"d", b"e"]
         assert (await store.append(s, [b"f"], expected_version=5)).status == "appended"
 
+    # -- a busy store ---------------------------------------------------------------------
+
+    async def test_many_concurrent_reads_wait_for_a_connection(
+        self, store: RedisEventStore
+    ) -> None:
+        """More reads at once than the connection pool holds: they wait for a connection,
+        none fails (redis-py's default pool raised "Too many connections" past 100)."""
+        s = new_stream()
+        await store.append(s, [b"a", b"b"], expected_version=0, action_id="x")
+        reads = await asyncio.gather(
+            *(store.read(s) for _ in range(300)),
+            *(store.find_action(s, "x") for _ in range(100)),
+            *(store.version(s) for _ in range(100)),
+            return_exceptions=True,
+        )
+        failures = [r for r in reads if isinstance(r, BaseException)]
+        assert failures == [], failures[:3]
+        assert reads[299] == reads[0] and reads[300] == 2 and reads[-1] == 2
+
+    # -- indexes beside the streams --------------------------------------------------------
+
+    async def test_index_changes_are_written_with_the_append_or_not_at_all(
+        self, store: RedisEventStore
+    ) -> None:
+        s, ix = indexed_stream(store), new_index()
+        up = [IndexOp(ix, "t1", 5.0), IndexOp(ix + "L", "t1", 0.0, b"summary-1")]
+        assert (await store.append(s, [b"a"], expected_version=0, index=up)).status == "appended"
+        assert await store.index_due(ix, 5.0) == [("t1", 5.0)]
+        assert await store.index_due(ix, 4.9) == []
+        assert await store.index_page(ix + "L") == ([("t1", b"summary-1")], None)
+        # a conflicting append writes none of its index changes
+        later = [IndexOp(ix, "t1", 9.0), IndexOp(ix + "L", "t1", 0.0, b"summary-2")]
+        conflict = await store.append(s, [b"b"], expected_version=0, index=later)
+        assert conflict.status == "conflict"
+        assert await store.index_due(ix, 100.0) == [("t1", 5.0)]
+        # nor does a duplicate action
+        await store.append(s, [b"b"], expected_version=1, action_id="once")
+        again = await store.append(s, [b"b"], expected_version=2, action_id="once", index=later)
+        assert again.status == "duplicate"
+        assert await store.index_page(ix + "L") == ([("t1", b"summary-1")], None)
+        # a later append moves the entry; an empty value leaves the stored one alone
+        moved = [IndexOp(ix, "t1", 7.5), IndexOp(ix + "L", "t1", 0.0)]
+        assert (await store.append(s, [b"c"], expected_version=2, index=moved)).version == 3
+        assert await store.index_due(ix, 100.0) == [("t1", 7.5)]
+        assert await store.index_page(ix + "L") == ([("t1", b"summary-1")], None)
+        # and a None score takes it out, value and all
+        gone = [IndexOp(ix, "t1", None), IndexOp(ix + "L", "t1", None)]
+        assert (await store.append(s, [b"d"], expected_version=3, index=gone)).version == 4
+        assert await store.index_due(ix, float("inf")) == []
+        assert await store.index_page(ix + "L") == ([], None)
+        assert [e.data for e in await store.read(s)] == [b"a", b"b", b"c", b"d"]
+        assert await store.verify(s) == 4
+
+    async def test_set_index_writes_only_at_the_expected_version(
+        self, store: RedisEventStore
+    ) -> None:
+        s, ix = indexed_stream(store), new_index()
+        await store.append(s, [b"a", b"b"], expected_version=0)
+        assert not await store.set_index(s, expected_version=1, changes=[IndexOp(ix, "m", 1.0)])
+        assert await store.index_due(ix, 10.0) == []
+        assert await store.set_index(s, expected_version=2, changes=[IndexOp(ix, "m", 1.0)])
+        assert await store.index_due(ix, 10.0) == [("m", 1.0)]
+        assert await store.set_index(s, expected_version=2, changes=[IndexOp(ix, "m", None)])
+        assert await store.index_due(ix, 10.0) == []
+        empty = indexed_stream(store)  # an unknown stream is at version 0
+        assert await store.set_index(empty, expected_version=0, changes=[IndexOp(ix, "e", 2.0)])
+        assert await store.version(empty) == 0
+
+    async def test_index_pages_and_due_entries_span_every_stream(
+        self, make_store: MakeStore
+    ) -> None:
+        """Entries of many streams (on a Cluster: in many shards) read as one index."""
+        writer, reader = make_store(), make_store()
+        ix, listing = new_index(), new_index()
+        members = {}
+        for i in range(40):
+            s = indexed_stream(writer)
+            member = f"m{i:03d}"
+            members[member] = s
+            changes = [IndexOp(ix, member, float(i % 10)),
+                       IndexOp(listing, member, 0.0, f"v{i}".encode())]
+            await writer.append(s, [b"x"], expected_version=0, index=changes)
+        due = await reader.index_due(ix, 4.0)
+        assert [score for _, score in due] == sorted(score for _, score in due)
+        assert {m for m, _ in due} == {f"m{i:03d}" for i in range(40) if i % 10 <= 4}
+        assert len(await reader.index_due(ix, 9.0, limit=7)) == 7
+        seen: list[tuple[str, bytes | None]] = []
+        cursor = ""
+        while True:
+            page, following = await reader.index_page(listing, after=cursor, limit=6)
+            assert len(page) <= 6
+            seen += page
+            if following is None:
+                break
+            assert following == page[-1][0]
+            cursor = following
+        assert seen == [(f"m{i:03d}", f"v{i}".encode()) for i in range(40)]
+
+    async def test_marks_are_one_sorted_set(self, store: RedisEventStore) -> None:
+        ix = new_index()
+        await store.mark(ix, "u1:t1", 10.0)
+        await store.mark(ix, "u2:t2", 5.0)
+        await store.mark(ix, "u1:t1", 12.0)  # moved, not doubled
+        assert await store.marked(ix) == [("u2:t2", 5.0), ("u1:t1", 12.0)]
+        assert await store.marked(ix, upto=11.0) == [("u2:t2", 5.0)]
+        await store.unmark(ix, "u2:t2")
+        await store.unmark(ix, "never")
+        assert await store.marked(ix) == [("u1:t1", 12.0)]
+
+    async def test_stream_names_finds_streams_by_prefix(self, store: RedisEventStore) -> None:
+        prefix = f"scan{uuid.uuid4().hex[:8]}:"
+        names = {f"{prefix}table:{i}" for i in range(12)} | {f"{prefix}wallet:{i}" for i in
+                                                            range(3)}
+        for name in names:
+            await store.append(name, [b"x"], expected_version=0)
+        await store.append(f"other{prefix}table:1", [b"x"], expected_version=0)
+        found = {n async for n in store.stream_names(f"{prefix}table:")}
+        assert found == {n for n in names if ":table:" in n}
+        assert {n async for n in store.stream_names(prefix)} == names
+        assert {n async for n in store.stream_names("no-such-prefix-*?[")} == set()
+
     # -- snapshots ------------------------------------------------------------------------
 
     async def test_snapshots_cache_the_newest_version(self, store: RedisEventStore) -> None:
@@ -355,11 +498,75 @@ class StoreContract:
     async def test_chain_links_every_append(self, store: RedisEventStore) -> None:
         s = new_stream()
         datas = [b"a", b"b", b"c", b"d"]
-        await store.append(s, datas[:1], expected_version=0)
-        await store.append(s, datas[1:3], expected_version=1)
-        await store.append(s, datas[3:], expected_version=3)
-        assert [e.hash for e in await store.read(s)] == chain(ZERO_HASH, datas)
+        first = await store.append(s, datas[:1], expected_version=0, at=10.0)
+        middle = await store.append(s, datas[1:3], expected_version=1, at=11.5)
+        last = await store.append(s, datas[3:], expected_version=3, at=12.25)
+        stored = await store.read(s)
+        expected = chain(ZERO_HASH, datas[:1], "10.0")
+        expected += chain(expected[-1], datas[1:3], "11.5")
+        expected += chain(expected[-1], datas[3:], "12.25")
+        assert [e.hash for e in stored] == expected
+        assert [*first.hashes, *middle.hashes, *last.hashes] == expected
+        assert [e.chain for e in stored] == [2, 2, 2, 2]
         assert await store.verify(s) == 4
+
+    async def test_the_time_is_inside_the_chain(self, store: RedisEventStore) -> None:
+        s = new_stream()
+        await store.append(s, [b"a", b"b", b"c"], expected_version=0, at=100.0)
+
+        def moved(events: list[StoredEvent]) -> list[StoredEvent]:
+            return [msgspec.structs.replace(e, at=99.0) if e.version == 2 else e for e in events]
+
+        await rewrite(store, s, moved)
+        with pytest.raises(ChainBroken) as info:
+            await store.verify(s)
+        assert info.value.version == 2 and "time" in info.value.reason
+
+    async def test_entries_from_before_chain_v2_verify_and_the_stream_goes_on(
+        self, make_store: MakeStore
+    ) -> None:
+        """A stream written before chain version 2 (no `c`, hashes without the time) keeps
+        verifying; appends go on in version 2 from its head, read by a store that never saw
+        it (the rehash path)."""
+        store = make_store()
+        s = new_stream()
+        key = f"svara:{{{s}}}:events"
+        client: Any = store.client
+        h = ZERO_HASH
+        for v, data in enumerate([b"old-1", b"old-2", b"old-3"], start=1):
+            h = link(h, data)
+            await client.xadd(key, {"d": data, "at": "5.0", "h": h, "a": f"a{v}"}, id=f"{v}-0")
+        fresh = make_store()
+        result = await fresh.append(s, [b"new-4", b"new-5"], expected_version=3, at=6.0)
+        assert result.status == "appended" and result.hashes == tuple(
+            chain(h, [b"new-4", b"new-5"], at_text(6.0))
+        )
+        stored = await fresh.read(s)
+        assert [e.chain for e in stored] == [1, 1, 1, 2, 2]
+        assert [e.action_id for e in stored[:3]] == ["a1", "a2", "a3"]
+        assert await fresh.verify(s) == 5
+
+    async def test_a_version_2_entry_relabelled_as_version_1_is_caught(
+        self, store: RedisEventStore
+    ) -> None:
+        """Rewriting the newer entries as the older kind (whose hash leaves the time out) and
+        recomputing every hash from there is still caught: the chain version may not go down
+        after a version-2 entry."""
+        s = new_stream()
+        await store.append(s, [b"a", b"b", b"c"], expected_version=0, at=1.0)
+
+        def relabel(events: list[StoredEvent]) -> list[StoredEvent]:
+            out = events[:1]
+            h = events[0].hash
+            for e in events[1:]:
+                h = link(h, e.data)
+                out.append(msgspec.structs.replace(e, hash=h, chain=1, at=2.0))
+            return out
+
+        await rewrite(store, s, relabel)
+        with pytest.raises(ChainBroken) as info:
+            await store.verify(s)
+        assert info.value.version == 2 and "went down" in info.value.reason
 
     async def test_verify_names_a_changed_event(self, store: RedisEventStore) -> None:
         s = new_stream()
@@ -371,10 +578,7 @@ class StoreContract:
 
 
 def _with_data(events: list[StoredEvent], version: int, data: bytes) -> list[StoredEvent]:
-    return [
-        StoredEvent(e.version, data, e.at, e.hash, e.action_id) if e.version == version else e
-        for e in events
-    ]
+    return [msgspec.structs.replace(e, data=data) if e.version == version else e for e in events]
 
 
 async def rewrite(
@@ -389,6 +593,8 @@ async def rewrite(
     await client.delete(key)
     for e in events:
         fields: dict[str, Any] = {"d": e.data, "at": repr(e.at), "h": e.hash}
+        if e.chain != 1:
+            fields["c"] = str(e.chain)
         if e.action_id:
             fields["a"] = e.action_id
         await client.xadd(key, fields, id=f"{e.version}-0")

@@ -79,12 +79,23 @@ class RedisServer:
                     timeout=2,
                     check=False,
                 )
-                if b"PONG" in out.stdout:
+                if b"PONG" in out.stdout and self._answering_is_mine():
                     return
             except subprocess.TimeoutExpired:
                 pass
             time.sleep(0.05)
         raise RuntimeError(f"redis-server on {self.port} did not become ready")
+
+    def _answering_is_mine(self) -> bool:
+        """The server on our port is our process, not one that another test run (the machine
+        is shared; the port was free when picked) started there first: then ours fails to
+        bind and exits, and `_wait_ready` says so instead of handing out the wrong server."""
+        assert self.proc is not None
+        info = subprocess.run(
+            ["redis-cli", "-p", str(self.port), "info", "server"],
+            capture_output=True, timeout=2, check=False,
+        ).stdout
+        return f"process_id:{self.proc.pid}\r".encode() in info
 
     def kill9(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -106,12 +117,13 @@ class RedisServer:
         self.start()
 
 
-def start_cluster(base: Path, masters: int = 3) -> list[RedisServer]:
-    """A real `masters`-primary Redis Cluster (no replicas), ready when this returns."""
+def start_cluster(base: Path, masters: int = 3, replicas: int = 0) -> list[RedisServer]:
+    """A real `masters`-primary Redis Cluster with `replicas` replicas per primary, ready (and
+    every replica in sync) when this returns. The first `masters` nodes are the primaries."""
     nodes: list[RedisServer] = []
     taken: set[int] = set()
     try:
-        for i in range(masters):
+        for i in range(masters * (1 + replicas)):
             port = free_port(taken)
             taken.add(port)
             node = RedisServer(
@@ -125,7 +137,7 @@ def start_cluster(base: Path, masters: int = 3) -> list[RedisServer]:
             nodes.append(node.start())
         subprocess.run(
             ["redis-cli", "--cluster", "create", *[f"127.0.0.1:{n.port}" for n in nodes],
-             "--cluster-replicas", "0", "--cluster-yes"],
+             "--cluster-replicas", str(replicas), "--cluster-yes"],
             capture_output=True, timeout=30, check=True,
         )  # fmt: skip
         deadline = time.monotonic() + 15
@@ -140,7 +152,7 @@ def start_cluster(base: Path, masters: int = 3) -> list[RedisServer]:
                 ).stdout
                 for n in nodes
             )
-            if ok:
+            if ok and all(_in_sync(n) for n in nodes):
                 return nodes
             time.sleep(0.1)
         raise RuntimeError("cluster did not reach cluster_state:ok")
@@ -148,3 +160,12 @@ def start_cluster(base: Path, masters: int = 3) -> list[RedisServer]:
         for n in nodes:
             n.kill9()
         raise
+
+
+def _in_sync(node: RedisServer) -> bool:
+    """A primary, or a replica whose link to its primary is up."""
+    info = subprocess.run(
+        ["redis-cli", "-p", str(node.port), "info", "replication"],
+        capture_output=True, timeout=2, check=False,
+    ).stdout
+    return b"role:master" in info or b"master_link_status:up" in info

@@ -3,6 +3,7 @@ downloaded one) with bounded timeouts everywhere."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -49,8 +50,12 @@ async def browser(chromium: Browser) -> AsyncIterator[Contexts]:
         await context.close()
 
 
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    """Where screenshots go (a temp dir; the path is printed on failure by pytest)."""
-    return tmp_path
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: $SVARA_SHOTS if set (to look at them), else a temp dir."""
+    chosen = os.environ.get("SVARA_SHOTS")
+    if chosen:
+        path = Path(chosen)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return tmp_path_factory.mktemp("shots")

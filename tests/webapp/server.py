@@ -36,6 +36,9 @@ class Server:
         env = {k: v for k, v in os.environ.items()
                if k not in {"REDIS_URL", "BOT_TOKEN", "PUBLIC_URL", "BOT_MODE", "TELEGRAM_API_URL"}}
         env["PRACTICE_BOTS"] = "0"  # no practice table at start: the tests open their own
+        # The tests drive other players over the API as fast as the server answers.
+        env["RATE_LIMIT_PER_SECOND"] = "500"
+        env["RATE_LIMIT_BURST"] = "1000"
         env.update(extra_env or {})
         self.log = log_path.open("wb")
         self.proc = subprocess.Popen(

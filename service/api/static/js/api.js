@@ -1,5 +1,5 @@
 // The HTTP side of API.md. Every request carries `Authorization: tma <initData>`.
-import { newId } from "./dom.js";
+import { connection } from "./net.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, body = null) {
@@ -10,7 +10,8 @@ export class ApiError extends Error {
   }
 }
 
-const NETWORK = "Cannot reach the server. Check your connection and try again.";
+const path = (id) => `/api/tables/${encodeURIComponent(id)}`;
+const REQUEST_MS = 10000;
 
 export class Api {
   /** `renew` (dev mode) fetches fresh initData when the server says the old one expired. */
@@ -20,29 +21,34 @@ export class Api {
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
   }
 
-  async request(method, path, body, retried = false) {
+  async request(method, url, body, retried = false) {
     try {
-      return await this.send(method, path, body);
+      return await this.send(method, url, body);
     } catch (err) {
       if (err.status === 401 && this.renew && !retried) {
         this.initData = await this.renew();
-        return this.request(method, path, body, true);
+        return this.request(method, url, body, true);
       }
       throw err;
     }
   }
 
-  async send(method, path, body) {
+  async send(method, url, body) {
     const headers = { Authorization: `tma ${this.initData}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     let resp;
     try {
-      resp = await fetch(path, {
+      // A request that hangs (a network that swallows packets) fails after a while like any
+      // other network failure: an action then waits to be sent again, never forever.
+      resp = await fetch(url, {
         method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout ? AbortSignal.timeout(REQUEST_MS) : undefined,
       });
     } catch {
-      throw new ApiError(0, "network", NETWORK);
+      connection.httpFailed();
+      throw new ApiError(0, "network", "Cannot reach the server.");
     }
+    connection.httpOk();
     const date = Date.parse(resp.headers.get("Date") || "");
     if (!Number.isNaN(date)) this.clockAhead = (Date.now() - date) / 1000 - 0.5;
     let data = null;
@@ -56,29 +62,21 @@ export class Api {
   }
 
   me() { return this.request("GET", "/api/me"); }
+  settings(changes) { return this.request("POST", "/api/me/settings", changes); }
   tables() { return this.request("GET", "/api/tables"); }
   createTable(settings) { return this.request("POST", "/api/tables", settings); }
-  view(id) { return this.request("GET", `/api/tables/${encodeURIComponent(id)}`); }
-  seat(id, buyIn) {
-    return this.request("POST", `/api/tables/${encodeURIComponent(id)}/seat`, { buy_in: buyIn });
-  }
-  audit(id, hand) {
-    return this.request("GET", `/api/tables/${encodeURIComponent(id)}/hands/${hand}/audit`);
-  }
-  leave(id) { return this.request("POST", `/api/tables/${encodeURIComponent(id)}/leave`); }
+  view(id) { return this.request("GET", path(id)); }
+  seat(id, buyIn) { return this.request("POST", `${path(id)}/seat`, { buy_in: buyIn }); }
+  rebuy(id, buyIn) { return this.request("POST", `${path(id)}/rebuy`, { buy_in: buyIn }); }
+  leave(id) { return this.request("POST", `${path(id)}/leave`); }
+  hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }
+  audit(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/audit`); }
 
-  /** One action; a lost answer is retried once with the same action_id (the server dedups). */
-  async act(id, type, amount) {
-    const body = { action_id: newId(), type };
-    if (amount !== undefined && amount !== null) body.amount = amount;
-    const path = `/api/tables/${encodeURIComponent(id)}/actions`;
-    try {
-      return await this.request("POST", path, body);
-    } catch (err) {
-      if (err instanceof ApiError && err.code === "network") {
-        return this.request("POST", path, body);
-      }
-      throw err;
-    }
+  /** One action with the caller's action_id: sending the same id again is safe (the server
+   *  answers the first result and appends nothing), which is how a lost answer is retried. */
+  act(id, action) {
+    const body = { action_id: action.id, type: action.type };
+    if (action.amount !== undefined && action.amount !== null) body.amount = action.amount;
+    return this.request("POST", `${path(id)}/actions`, body);
   }
 }

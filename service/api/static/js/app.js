@@ -1,41 +1,77 @@
-// Start-up and navigation: find out who is playing, then show the lobby, a table or the rules.
+// Start-up and navigation: find out who is playing and in which language, then show a
+// screen. Screens (each a class with mount/unmount, one file each):
+//   lobby     /                                   lobby.js
+//   table     /?table=<id>                        table.js
+//   history   /?table=<id>&screen=history         history.js
+//   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
+//   rules     /?screen=rules                      rules.js
+//   settings  /?screen=settings                   settings.js
 import { Api } from "./api.js";
+import { AuditScreen } from "./audit.js";
 import {
   devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
   requestedTable, telegramInitData,
 } from "./auth.js";
 import { h, replace, toast } from "./dom.js";
+import { errorText } from "./errors.js";
+import { HistoryScreen } from "./history.js";
+import { setLanguage, supported, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
-import { rulesScreen } from "./rules.js";
+import { connection } from "./net.js";
+import { RulesScreen } from "./rules.js";
+import { SettingsScreen } from "./settings.js";
 import { TableScreen } from "./table.js";
+import { backButton, closingConfirmation, haptic, setupTelegram } from "./telegram.js";
+
+const LANG_KEY = "svara:lang"; // the last language shown here: the first paint uses it
+
+/** The language Telegram's client runs in, from the signed initData's user. */
+function telegramLanguage(webApp, initData) {
+  const user = webApp?.initDataUnsafe?.user;
+  if (user?.language_code) return user.language_code;
+  try {
+    return JSON.parse(new URLSearchParams(initData).get("user") || "{}").language_code || "";
+  } catch {
+    return "";
+  }
+}
 
 class App {
   constructor() {
     this.screen = document.getElementById("screen");
     this.back = document.getElementById("back");
-    this.who = document.getElementById("who");
+    this.title = document.getElementById("title");
     this.current = null;
+    this.name = null;
     this.webApp = null;
     this.api = null;
     this.dev = false;
-    this.back.addEventListener("click", () => this.openLobby());
-    document.getElementById("rules-link").addEventListener("click", () => this.openRules());
-    this.who.addEventListener("click", () => {
-      if (this.dev) this.login(devUser()?.name || "");
-    });
-    window.addEventListener("popstate", () => this.route());
+    this.me = null;
+    this.depth = 0; // pages pushed by this app: "back" may go back through them
+    this.back.addEventListener("click", () => this.goBack());
+    document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
+    document.getElementById("settings-link").addEventListener("click",
+      () => this.open("?screen=settings"));
+    window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
   }
 
   async start() {
     this.webApp = await loadTelegram();
     const initData = telegramInitData(this.webApp);
+    const first = localStorage.getItem(LANG_KEY)
+      || (initData ? telegramLanguage(this.webApp, initData) : navigator.language);
+    await this.useLanguage(first);
+    connection.update();
     if (initData || insideTelegram()) {
-      this.setupTelegram();
+      if (this.webApp) {
+        setupTelegram(this.webApp, { onBack: () => this.goBack(), onResume: () => this.resume() });
+      }
       if (!initData) {
-        this.fatal("Telegram did not pass your login to the game. Close it and open it again.");
+        this.fatal(t("error.no_telegram_login"));
         return;
       }
-      this.useInitData(initData);
+      this.api = new Api(initData);
+      await this.loadMe();
       this.route(requestedTable(this.webApp));
       return;
     }
@@ -45,18 +81,41 @@ class App {
     else this.login();
   }
 
-  setupTelegram() {
-    const tg = this.webApp;
-    if (!tg) return;
-    document.documentElement.classList.add("telegram");
-    tg.ready();
-    tg.expand();
-    tg.disableVerticalSwipes?.(); // a swipe while scrolling the table must not close the game
-    tg.BackButton?.onClick(() => this.openLobby());
+  /** Paint the page in `code` (the shell's own words too). */
+  async useLanguage(code) {
+    const lang = await setLanguage(supported(code));
+    localStorage.setItem(LANG_KEY, lang);
+    this.back.setAttribute("aria-label", t("nav.back"));
+    this.back.title = t("nav.back");
+    const rules = document.getElementById("rules-link");
+    rules.textContent = t("nav.rules");
+    const settings = document.getElementById("settings-link");
+    settings.setAttribute("aria-label", t("nav.settings"));
+    settings.title = t("nav.settings");
+    document.title = t("app.name");
+    connection.paint();
+    return lang;
   }
 
-  useInitData(initData, renew = null) {
-    this.api = new Api(initData, renew);
+  /** Who the server says we are, and the language it says we play in. */
+  async loadMe() {
+    try {
+      this.me = await this.api.me();
+    } catch (err) {
+      toast(errorText(err));
+      return null;
+    }
+    if (this.me.language && this.me.language !== document.documentElement.lang) {
+      await this.useLanguage(this.me.language);
+    }
+    return this.me;
+  }
+
+  /** The language picker: remembered on the server (the bot speaks it too). */
+  async chooseLanguage(code) {
+    this.me = await this.api.settings({ language: code });
+    await this.useLanguage(this.me.language);
+    this.route();
   }
 
   /** The current initData (dev mode renews it when it expires). */
@@ -67,41 +126,39 @@ class App {
   /** Dev mode: the person picks a name; the server signs test initData for it. */
   login(current = "") {
     this.unmount();
+    this.setTitle(t("app.name"));
+    this.back.hidden = true;
     const input = h("input", { name: "name", required: true, maxlength: 32, autocomplete: "nickname",
-      placeholder: "Your name", value: current });
+      placeholder: t("login.placeholder"), value: current, "aria-label": t("login.name") });
     const form = h("form", { class: "panel login", onsubmit: async (e) => {
       e.preventDefault();
       const name = input.value.trim();
       if (!name) return;
       await this.devLogin(rememberDevUser(name), { switching: Boolean(current) });
     } },
-    h("h2", {}, "Welcome to Svara"),
-    h("p", { class: "muted" }, "Practice mode: no Telegram needed. Pick a name to play with "
-      + "test chips; it is remembered on this device."),
-    input, h("button", { type: "submit", class: "primary", dataset: { action: "login" } }, "Play"),
+    h("h2", {}, t("login.welcome")),
+    h("p", { class: "muted" }, t("login.practice")),
+    h("label", { class: "field" }, h("span", {}, t("login.name")), input),
+    h("button", { type: "submit", class: "primary", dataset: { action: "login" } }, t("login.play")),
     current && this.api && h("button", { type: "button", class: "ghost",
-      onclick: () => this.route() }, "Cancel"));
+      onclick: () => this.route() }, t("common.cancel")));
     replace(this.screen, form);
+    document.body.dataset.screen = "login";
     input.focus();
   }
 
   /** After switching player, start from the lobby (the new player's chips and tables). */
   async devLogin(user, { switching = false } = {}) {
     try {
-      this.useInitData(await devInitData(user), () => devInitData(user));
+      this.api = new Api(await devInitData(user), () => devInitData(user));
     } catch (err) {
-      this.fatal(err.message);
+      this.fatal(errorText(err));
       return;
     }
-    this.setUser(user);
-    if (switching) this.openLobby();
+    this.devName = user.name;
+    await this.loadMe();
+    if (switching) this.open("");
     else this.route(requestedTable(null));
-  }
-
-  setUser(user) {
-    this.who.hidden = false;
-    this.who.textContent = this.dev ? `${user.name} ⇄` : user.name;
-    this.who.title = this.dev ? "Switch player" : "";
   }
 
   fatal(message) {
@@ -112,53 +169,78 @@ class App {
   route(table = undefined) {
     const params = new URLSearchParams(location.search);
     const id = table === undefined ? params.get("table") : table;
-    if (params.get("screen") === "rules") this.show(null, "rules");
-    else if (id) this.show(new TableScreen(this, id), "table");
+    const screen = params.get("screen");
+    if (screen === "rules") this.show(new RulesScreen(this), "rules");
+    else if (!this.api) this.login();
+    else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
+    else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
+    else if (id && screen === "audit") {
+      this.show(new AuditScreen(this, id, Number(params.get("hand"))), "audit");
+    } else if (id) this.show(new TableScreen(this, id), "table");
     else this.show(new Lobby(this), "lobby");
   }
 
-  navigate(query) {
+  /** Go to `query` (e.g. "?table=x"), as a new page of the browser's history. */
+  open(query) {
     const url = `${location.pathname}${query}${location.hash}`;
     if (`${location.pathname}${location.search}${location.hash}` !== url) {
       history.pushState(null, "", url);
+      this.depth += 1;
     }
     this.route();
   }
 
-  openTable(id) { this.navigate(`?table=${encodeURIComponent(id)}`); }
-  openLobby() { this.navigate(""); }
-  openRules() { this.navigate("?screen=rules"); }
+  openTable(id) { this.open(`?table=${encodeURIComponent(id)}`); }
+  openLobby() { this.open(""); }
+  openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
+  openAudit(id, hand) {
+    this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
+  }
+
+  /** Back: through the pages this app opened, else up to the screen's parent. */
+  goBack() {
+    if (this.depth > 0) {
+      history.back();
+      return;
+    }
+    const params = new URLSearchParams(location.search);
+    const id = params.get("table");
+    const parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    history.replaceState(null, "", `${location.pathname}${parent}${location.hash}`);
+    this.route();
+  }
+
+  /** Back from the background (Telegram's "activated", or the tab shown again). */
+  resume() {
+    this.current?.resume?.();
+  }
 
   unmount() {
     if (this.current && this.current.unmount) this.current.unmount();
     this.current = null;
+    closingConfirmation(false);
+  }
+
+  setTitle(text, sub = "") {
+    replace(this.title, h("span", { class: "title-main" }, text),
+      sub && h("small", { class: "title-sub" }, sub));
   }
 
   show(screen, name) {
     this.unmount();
-    if (!this.api && name !== "rules") {
-      this.login();
-      return;
-    }
     document.body.dataset.screen = name;
     const away = name !== "lobby";
     this.back.hidden = !away;
-    if (this.webApp?.BackButton) {
-      if (away) this.webApp.BackButton.show(); else this.webApp.BackButton.hide();
-    }
-    if (name === "rules") {
-      replace(this.screen, rulesScreen());
-      return;
-    }
+    backButton(away);
+    this.setTitle(t("app.name"));
     this.current = screen;
     screen.mount(this.screen);
   }
 
-  haptic(kind) {
-    this.webApp?.HapticFeedback?.impactOccurred?.(kind);
-  }
+  haptic(kind) { haptic(kind); }
 }
 
 const app = new App();
-window.svara = app; // handy in the browser console
+window.svara = app; // handy in the browser console (and the tests)
+document.addEventListener("visibilitychange", () => { if (!document.hidden) app.resume(); });
 app.start().catch((err) => toast(String(err)));

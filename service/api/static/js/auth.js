@@ -1,5 +1,7 @@
 // Who is playing: Telegram's signed initData inside Telegram, a dev-mode test user elsewhere.
 
+import { ApiError } from "./api.js";
+
 const TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
 const DEV_KEY = "svara.devUser"; // who plays now
 const DEV_IDS_KEY = "svara.devIds"; // every name used on this device → its user id
@@ -73,19 +75,22 @@ export function rememberDevUser(name) {
   return user;
 }
 
-/** Signed test initData from the dev-mode server (404 when the server has a real bot). */
+/** Signed test initData from the dev-mode server (404 when the server has a real bot); the
+ *  browser's language stands in for Telegram's `language_code`. */
 export async function devInitData(user) {
-  const url = `/dev/init-data?user_id=${user.id}&name=${encodeURIComponent(user.name)}`;
+  const language = encodeURIComponent(navigator.language || "");
+  const url = `/dev/init-data?user_id=${user.id}&name=${encodeURIComponent(user.name)}`
+    + `&language=${language}`;
   let resp;
   try {
     resp = await fetch(url);
   } catch {
-    throw new Error("Cannot reach the server.");
+    throw new ApiError(0, "network", "Cannot reach the server.");
   }
   if (!resp.ok) {
-    throw new Error(resp.status === 404
-      ? "This server runs with a real bot: open the game from Telegram."
-      : `The server refused a test login (${resp.status}).`);
+    throw resp.status === 404
+      ? new ApiError(404, "telegram_only", "This server runs with a real bot: open the game from Telegram.")
+      : new ApiError(resp.status, "dev_login", `The server refused a test login (${resp.status}).`);
   }
   return (await resp.json()).init_data;
 }

@@ -6,6 +6,12 @@ export function h(tag, props = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style" && typeof value === "object") {
+      for (const [name, v] of Object.entries(value)) {
+        if (name.startsWith("--")) el.style.setProperty(name, v);
+        else el.style[name] = v;
+      }
+    }
     else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key in el && typeof value !== "string") el[key] = value;
     else el.setAttribute(key, value === true ? "" : String(value));
@@ -26,9 +32,15 @@ export function replace(el, ...children) {
   append(el, children);
 }
 
+/** A player's name: their own text, isolated from the sentence's direction (Arabic around a
+ *  Latin name and the other way round) and marked as not ours to translate. */
+export function who(name) {
+  return h("bdi", { class: "user", translate: "no" }, name);
+}
+
 let toastTimer = 0;
 
-/** Show a message to the person for a few seconds (errors come from the API's message). */
+/** A message at the top of the screen for a few seconds: never over the action bar. */
 export function toast(message, kind = "error") {
   const el = document.getElementById("toast");
   el.textContent = message;
@@ -36,6 +48,11 @@ export function toast(message, kind = "error") {
   el.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => { el.hidden = true; }, 4000);
+}
+
+export function hideToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast").hidden = true;
 }
 
 /** A random id for action_id (crypto.randomUUID needs a secure context; this does not). */

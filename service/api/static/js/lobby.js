@@ -1,9 +1,12 @@
-// The lobby: your balance, the open tables (open or join with a buy-in), create a table.
+// The lobby: your chips (and when free chips come if there are none), the tables by host and
+// stakes (join with a buy-in bounded by your wallet, or watch), and a new table.
 import { ApiError } from "./api.js";
-import { clamp, h, replace, toast } from "./dom.js";
+import { amountPicker } from "./controls.js";
+import { clamp, h, replace, toast, who } from "./dom.js";
+import { errorText } from "./errors.js";
+import { chips, fromNow, num, t, tNodes } from "./i18n.js";
 
-const PHASES = { null: "waiting", blind: "blind bets", betting: "betting",
-  svara_join: "svara", settled: "between hands" };
+const ANTES = [5, 10, 25, 50, 100];
 
 function field(label, input, hint) {
   return h("label", { class: "field" }, h("span", {}, label), input, hint && h("small", {}, hint));
@@ -18,22 +21,44 @@ function select(name, options) {
   return h("select", { name }, options.map(([value, text]) => h("option", { value }, text)));
 }
 
+/** "Ana's table", "Practice table": what a table is called (never its id). */
+export function tableName({ host, practice }) {
+  if (host) return tNodes("table.of_host", { name: who(host) });
+  return [practice ? t("table.practice") : t("table.open")];
+}
+
+export function stakes({ ante, bet_unit: unit }) {
+  return unit && unit !== ante ? t("table.stakes_unit", { ante, unit }) : t("table.stakes", { ante });
+}
+
+/** Free chips for an empty wallet: when they come, or what stands in the way. */
+export function topupNote(me) {
+  if (!me || me.balance > 0 || !me.daily_topup) return null;
+  const { amount, next_at: at } = me.daily_topup;
+  if (me.tables.length) return t("wallet.topup_leave", { chips: chips(amount) });
+  if (at <= Date.now() / 1000 + 1) return t("wallet.topup_now", { chips: chips(amount) });
+  return t("wallet.topup_at", { chips: chips(amount), when: fromNow(at) });
+}
+
 export class Lobby {
   constructor(app) {
     this.app = app;
     this.root = h("section", { class: "lobby" });
     this.timer = 0;
     this.form = null;
+    this.joining = null; // the table whose buy-in is open
+    this.me = app.me;
   }
 
   mount(screen) {
     replace(screen, this.root);
+    if (this.me) replace(this.root, this.wallet(this.me));
     this.refresh();
     this.timer = setInterval(() => {
-      // Never redraw under someone's fingers: skip while they type in a lobby field.
-      const typing = this.root.contains(document.activeElement)
+      // Never redraw under someone's fingers: skip while they type or pick a buy-in.
+      const busy = this.root.contains(document.activeElement)
         && ["INPUT", "SELECT"].includes(document.activeElement.tagName);
-      if (!document.hidden && !typing) this.refresh();
+      if (!document.hidden && !busy && !this.joining) this.refresh();
     }, 8000);
   }
 
@@ -41,134 +66,194 @@ export class Lobby {
     clearInterval(this.timer);
   }
 
+  resume() { this.refresh(); }
+
   async refresh() {
     let me, list;
     try {
       [me, list] = await Promise.all([this.app.api.me(), this.app.api.tables()]);
     } catch (err) {
-      toast(err.message);
+      toast(errorText(err));
       return;
     }
-    this.app.setUser(me.user);
-    this.form = this.form || this.createForm(me.balance); // built once: keeps what was typed
-    replace(this.root, this.balance(me), this.tableList(list.tables, new Set(me.tables)),
+    this.me = me;
+    this.app.me = me;
+    if (!this.form) this.form = this.createForm(me.balance); // built once: keeps what was typed
+    else this.form.syncWallet(me.balance);
+    replace(this.root, this.wallet(me), this.tableList(list.tables || [], new Set(me.tables)),
       this.form);
   }
 
-  balance(me) {
-    return h("div", { class: "panel balance" },
-      h("div", {}, h("small", { class: "muted" }, "Playing as"), h("strong", {}, me.user.name)),
-      h("div", { class: "right" }, h("small", { class: "muted" }, "Chips"),
-        h("strong", { id: "balance" }, me.balance.toLocaleString())));
+  wallet(me) {
+    const note = topupNote(me);
+    return h("div", { class: "panel wallet" },
+      h("div", { class: "wallet-main" },
+        h("small", { class: "muted" }, t("wallet.your_chips")),
+        h("strong", { id: "balance" }, num(me.balance))),
+      h("div", { class: "wallet-who" }, h("small", { class: "muted" }, t("wallet.playing_as")),
+        h("span", { class: "name" }, who(me.user.name))),
+      note && h("p", { class: "topup", id: "topup" }, note));
   }
 
   tableList(tables, mine) {
     const ordered = [...tables].sort((a, b) => mine.has(b.table_id) - mine.has(a.table_id));
-    const rows = ordered.map((t) => this.tableRow(t, mine.has(t.table_id)));
     return h("div", { class: "panel" },
-      h("h2", {}, "Tables"),
-      rows.length ? h("ul", { class: "tables" }, rows)
-        : h("p", { class: "muted" }, "No tables yet — create one below."));
+      h("h2", {}, t("lobby.tables")),
+      ordered.length
+        ? h("ul", { class: "tables" }, ordered.map((tb) => this.tableRow(tb, mine.has(tb.table_id))))
+        : h("p", { class: "muted" }, t("lobby.no_tables")));
   }
 
-  tableRow(t, seated) {
-    // The listing may not carry a table's own buy-in bounds: suggest the default (10 antes)
-    // and let the server judge, rather than block a buy-in the table would accept.
-    const suggested = t.min_buy_in ?? 10 * t.ante;
-    const buyIn = number("buy_in", suggested, t.min_buy_in ?? 1, t.max_buy_in,
-      { "aria-label": "Buy-in" });
-    const full = t.seated >= t.max_seats;
-    return h("li", { class: "table-row", dataset: { table: t.table_id } },
-      h("div", { class: "grow" },
-        h("strong", {}, `Ante ${t.ante}`),
-        h("span", { class: "muted" }, ` · ${t.seated}/${t.max_seats} seated · `
-          + `${PHASES[t.phase] || t.phase || "waiting"}`),
-        seated && h("span", { class: "badge" }, "you're in")),
-      seated
-        ? h("button", { type: "button", onclick: () => this.app.openTable(t.table_id) }, "Open")
-        : h("form", { class: "join", onsubmit: (e) => this.join(e, t.table_id, buyIn) },
-          !full && buyIn,
-          h("button", { type: "submit", disabled: full }, full ? "Full" : "Join"),
-          h("button", { type: "button", class: "ghost",
-            onclick: () => this.app.openTable(t.table_id) }, "Watch")));
+  tableRow(tb, seated) {
+    const full = tb.seated >= tb.max_seats;
+    const phase = tb.phase && tb.phase !== "waiting" ? t("lobby.playing") : t("lobby.waiting");
+    const row = h("li", { class: "table-row", dataset: { table: tb.table_id } },
+      h("div", { class: "table-info" },
+        h("strong", { class: "table-name" }, tableName(tb)),
+        h("div", { class: "muted" }, stakes(tb), " · ",
+          t("lobby.seats", { seated: tb.seated, max: tb.max_seats }), " · ", phase),
+        seated && h("span", { class: "badge mine" }, t("lobby.you_are_in"))),
+      h("div", { class: "table-actions" },
+        seated
+          ? h("button", { type: "button", class: "primary", dataset: { action: "open" },
+            onclick: () => this.app.openTable(tb.table_id) }, t("lobby.open"))
+          : [h("button", { type: "button", class: full ? "" : "primary", disabled: full,
+            dataset: { action: "join" }, onclick: () => this.toggleJoin(tb, row) },
+          full ? t("lobby.full") : t("lobby.join")),
+          h("button", { type: "button", class: "ghost", dataset: { action: "watch" },
+            onclick: () => this.app.openTable(tb.table_id) }, t("lobby.watch"))]));
+    return row;
   }
 
-  async join(event, tableId, input) {
-    event.preventDefault();
-    const submit = event.currentTarget.querySelector("button[type=submit]");
-    if (submit.disabled) return;
-    submit.disabled = true;
-    try {
-      await this.app.api.seat(tableId, Number(input.value));
-      this.app.openTable(tableId);
-    } catch (err) {
-      toast(err.message);
-      submit.disabled = false;
+  /** Join opens the buy-in under the row: bounded by the table and by the wallet. */
+  toggleJoin(tb, row) {
+    const open = row.querySelector(".buyin");
+    if (open) {
+      open.remove();
+      this.joining = null;
+      return;
     }
+    this.joining = tb.table_id;
+    const low = tb.min_buy_in ?? 10 * tb.ante;
+    const high = Math.min(tb.max_buy_in ?? 100 * tb.ante, this.me.balance);
+    row.append(buyInForm({ low, high, balance: this.me.balance, me: this.me,
+      submit: async (amount) => {
+        await this.app.api.seat(tb.table_id, amount);
+        this.joining = null;
+        this.app.openTable(tb.table_id);
+      } }));
   }
 
   createForm(balance) {
-    const form = h("form", { class: "panel create", onsubmit: (e) => this.create(e, form) },
-      h("h2", {}, "New table"),
+    const ante = number("ante", 10, 1, 100000, { "aria-label": t("create.ante") });
+    const buyIn = h("div", { class: "create-buyin" });
+    let picker = null;
+    let wallet = balance;
+    const submit = h("button", { type: "submit", class: "primary", dataset: { action: "create" } },
+      t("create.submit"));
+    const shortNote = h("p", { class: "note", hidden: true });
+    const paintBuyIn = () => {
+      const a = Math.max(1, Math.round(Number(ante.value) || 1));
+      const low = 10 * a;
+      const high = Math.min(100 * a, wallet);
+      const short = high < low;
+      shortNote.hidden = !short;
+      shortNote.textContent = short ? t("create.short", { chips: chips(low) }) : "";
+      submit.disabled = short;
+      const keep = picker ? picker.value : Math.min(20 * a, high);
+      picker = short ? null : amountPicker({ min: low, max: high, value: clamp(keep, low, high),
+        name: "buy_in", label: t("create.buy_in"),
+        quick: [{ key: "min", label: t("amount.min"), value: low },
+          { key: "max", label: t("amount.max"), value: high }] });
+      replace(buyIn, picker ? field(t("create.buy_in"), picker.el,
+        t("create.buy_in_hint", { low: 10, high: 100 })) : null);
+    };
+    const quickAntes = h("div", { class: "quick-row antes" }, ANTES.map((v) => h("button", {
+      type: "button", class: "quick", dataset: { ante: v },
+      onclick: () => { ante.value = v; paintBuyIn(); } }, num(v))));
+    ante.addEventListener("input", paintBuyIn);
+    const form = h("form", { class: "panel create", onsubmit: (e) => this.create(e, form, () => picker) },
+      h("h2", {}, t("create.title")),
+      field(t("create.ante"), h("div", { class: "ante-pick" }, quickAntes, ante), t("create.ante_hint")),
       h("div", { class: "grid" },
-        field("Ante", number("ante", 10, 1, 100000)),
-        field("Seats", number("max_seats", 6, 2, 10)),
-        field("Practice bots", number("practice_bots", 2, 0, 9), "computer players"),
-        field("Your buy-in", number("buy_in", Math.min(200, balance), 1, 10 ** 9),
-          "10–100 antes"),
-      ),
+        field(t("create.seats"), number("max_seats", 6, 2, 10)),
+        field(t("create.bots"), number("practice_bots", 2, 0, 9), t("create.bots_hint"))),
+      buyIn, shortNote,
       h("details", {},
-        h("summary", {}, "More options"),
+        h("summary", {}, t("create.more")),
         h("div", { class: "grid" },
-          field("Seconds per turn", number("turn_seconds", 30, 5, 600)),
-          field("Bet unit", number("bet_unit", "", 1, 100000, { required: false,
-            placeholder: "= ante" })),
-          field("Raises per player", number("max_raises", 3, 1, 20)),
-          field("Blinds", select("blind_raise", [["double", "exactly double"],
-            ["at_least_double", "at least double"]])),
-          field("Next dealer", select("dealer", [["winner", "the winner"],
-            ["rotate", "clockwise"]])),
-          field("On a tie", select("svara", [["play", "play a svara"], ["split", "split the pot"]])),
-          field("Joker + pair", select("joker_pair", [["sum", "11 + pair"],
-            ["substitute", "joker completes three"]])),
-          field("Three sevens", select("natural_777", [["34", "34"], ["33", "33"], ["30", "30"]])),
+          field(t("create.turn_seconds"), number("turn_seconds", 30, 5, 600)),
+          field(t("create.bet_unit"), number("bet_unit", "", 1, 100000, { required: false,
+            placeholder: t("create.bet_unit_same") })),
+          field(t("create.max_raises"), number("max_raises", 3, 1, 20)),
+          field(t("create.blinds"), select("blind_raise", [["double", t("create.blinds_double")],
+            ["at_least_double", t("create.blinds_at_least")]])),
+          field(t("create.dealer"), select("dealer", [["winner", t("create.dealer_winner")],
+            ["rotate", t("create.dealer_rotate")]])),
+          field(t("create.tie"), select("svara", [["play", t("create.tie_svara")],
+            ["split", t("create.tie_split")]])),
+          field(t("create.joker_pair"), select("joker_pair", [["sum", t("create.joker_sum")],
+            ["substitute", t("create.joker_substitute")]])),
+          field(t("create.sevens"), select("natural_777", [["34", num(34)], ["33", num(33)],
+            ["30", num(30)]])),
         )),
-      h("button", { type: "submit", class: "primary" }, "Create and sit down"));
+      submit);
+    form.syncWallet = (n) => { if (n !== wallet) { wallet = n; paintBuyIn(); } };
+    paintBuyIn();
     return form;
   }
 
-  async create(event, form) {
+  async create(event, form, picker) {
     event.preventDefault();
     const submit = form.querySelector("button[type=submit]");
-    if (submit.disabled) return;
+    if (submit.disabled || !picker() || !picker().valid()) return;
     submit.disabled = true; // one table per tap, however impatient the tapping
     try {
-      await this.createTable(form);
+      const data = new FormData(form);
+      const settings = {};
+      for (const [key, raw] of data.entries()) {
+        if (raw === "" || key === "buy_in") continue;
+        settings[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+      }
+      const { table_id: tableId } = await this.app.api.createTable(settings);
+      try {
+        await this.app.api.seat(tableId, picker().value);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        toast(errorText(err));
+      }
+      this.app.openTable(tableId);
+    } catch (err) {
+      toast(errorText(err));
     } finally {
       submit.disabled = false;
     }
   }
+}
 
-  async createTable(form) {
-    const data = new FormData(form);
-    const settings = {};
-    for (const [key, raw] of data.entries()) {
-      if (key === "buy_in" || raw === "") continue;
-      settings[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
-    }
-    const ante = settings.ante;
-    const buyIn = clamp(Number(data.get("buy_in")), 10 * ante, 100 * ante);
-    try {
-      const { table_id: tableId } = await this.app.api.createTable(settings);
-      try {
-        await this.app.api.seat(tableId, buyIn);
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
-        toast(`Table created, but you could not sit down: ${err.message}`);
-      }
-      this.app.openTable(tableId);
-    } catch (err) {
-      toast(err.message);
-    }
+/** A buy-in (sitting down, or again after losing the stack): bounded by [low, high] where
+ *  high already counts the wallet; too little in the wallet says so, with the top-up. */
+export function buyInForm({ low, high, balance, me, submit, label = t("buyin.sit_down") }) {
+  if (high < low) {
+    return h("div", { class: "buyin short" },
+      h("p", {}, t("buyin.short", { need: chips(low), have: chips(balance) })),
+      topupNote(me) && h("p", { class: "topup" }, topupNote(me)));
   }
+  const picker = amountPicker({ min: low, max: high, value: low, name: "buy_in",
+    label: t("buyin.amount"),
+    quick: [{ key: "min", label: t("amount.min"), value: low },
+      { key: "max", label: t("amount.max"), value: high }] });
+  const button = h("button", { type: "submit", class: "primary", dataset: { action: "seat" } }, label);
+  return h("form", { class: "buyin", onsubmit: async (e) => {
+    e.preventDefault();
+    if (button.disabled || !picker.valid()) return;
+    button.disabled = true;
+    try {
+      await submit(picker.value);
+    } catch (err) {
+      toast(errorText(err));
+    } finally {
+      button.disabled = false;
+    }
+  } }, h("small", { class: "muted" }, t("buyin.range", { low, high })), picker.el, button);
 }

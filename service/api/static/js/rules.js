@@ -1,51 +1,63 @@
-// The rules screen, written fresh from RULES.md (the project's authority on every point).
-import { h } from "./dom.js";
+// The rules screen: static/rules/<lang>.html, written fresh in each language from RULES.md
+// (English when a language has none). The fragment is our own file, but it is still read as
+// data: parsed inertly, only the tags and classes the rules use are kept, and every
+// `<span class="card">7c</span>` becomes a card face like the ones on the table.
+import { card, CARD } from "./cards.js";
+import { h, replace } from "./dom.js";
+import { language, t } from "./i18n.js";
 
-const combos = [
-  ["Three sevens", "34 — nothing beats it (the joker counts as a seven)"],
-  ["Three of a kind", "three times the card: three aces 33, three tens or queens 30"],
-  ["Joker and a pair", "11 plus the pair: joker with two kings is 31"],
-  ["Two sevens", "23"],
-  ["Two aces", "22"],
-  ["Joker and two of a suit", "11 plus both cards"],
-  ["Joker and anything", "11 plus the better of the other two"],
-  ["Otherwise", "the total of your strongest suit — even a single card"],
-];
+const TAGS = new Set(["SECTION", "H2", "H3", "P", "UL", "OL", "LI", "TABLE", "THEAD", "TBODY",
+  "TR", "TH", "TD", "STRONG", "EM", "SPAN"]);
+const CLASSES = /^(card|cards|suit-[cdhs]|scores|hand|svara|time|chips|fairness)$/;
 
-export function rulesScreen() {
-  return h("section", { class: "rules panel" },
-    h("h2", {}, "How to play Svara"),
-    h("p", {}, "Svara is a quick Bulgarian betting game with a 32-card deck (sevens up to aces). "
-      + "Everyone gets three cards; the best-scoring hand takes the pot."),
-    h("h3", {}, "Card values"),
-    h("p", {}, "7, 8 and 9 count their number. Ten, jack, queen and king count 10, an ace 11. "
-      + "The seven of clubs is the joker (marked ★) and counts 11."),
-    h("h3", {}, "What a hand scores"),
-    h("p", {}, "Your hand scores its best combination:"),
-    h("table", { class: "combos" }, combos.map(([name, value]) =>
-      h("tr", {}, h("th", {}, name), h("td", {}, value)))),
-    h("p", { class: "muted" }, "Any other pair earns nothing by itself. Equal scores are equal: "
-      + "there is no tie-break."),
-    h("h3", {}, "A hand"),
-    h("ol", {},
-      h("li", {}, "Everyone in the hand pays the ante; three cards each are dealt face down."),
-      h("li", {}, "Blind round: starting left of the dealer, a player who has not looked may bet "
-        + "blind (the first blind at least one bet unit, each next one double the last) or pass. "
-        + "The first pass ends the blind round."),
-      h("li", {}, "Betting: in turn, call the current level, raise it, or fold. There is no "
-        + "checking. You may raise three times per hand at most. After blinds, the first seen "
-        + "bet must be at least twice the last blind."),
-      h("li", {}, "Look at your cards whenever you like — but after looking you cannot go blind."),
-      h("li", {}, "If everyone else folds, the last player wins without showing. Otherwise the "
-        + "remaining hands are shown and the highest score wins."),
-    ),
-    h("h3", {}, "Svara: the tie"),
-    h("p", {}, "When the best score is shared, the pot stays on the table and a new deal decides "
-      + "it. The tied players play on for free; anyone else at the table may buy in for the pot "
-      + "divided by the number of tied players."),
-    h("h3", {}, "Time and fairness"),
-    h("p", {}, "Each turn has a clock. When it runs out the game passes or folds for you; two "
-      + "timeouts in a row sit you out until you come back. Every deck is fixed and committed "
-      + "to before the deal and revealed afterwards, so any hand can be checked."),
-  );
+async function fragment(lang) {
+  for (const code of lang === "en" ? ["en"] : [lang, "en"]) {
+    const resp = await fetch(`rules/${code}.html`).catch(() => null);
+    if (resp && resp.ok) return resp.text();
+  }
+  return null;
+}
+
+/** A copy of `node` with only the allowed tags (others keep their text) and classes. */
+function clean(node) {
+  if (node.nodeType === Node.TEXT_NODE) return document.createTextNode(node.textContent);
+  if (node.nodeType !== Node.ELEMENT_NODE) return null;
+  const kids = [...node.childNodes].map(clean).filter(Boolean);
+  if (node.tagName === "SPAN" && node.classList.contains("card")
+      && CARD.test(node.textContent.trim())) {
+    return card(node.textContent.trim(), "small");
+  }
+  if (!TAGS.has(node.tagName)) return kids.length ? h("span", {}, kids) : null;
+  // A section's own name (cards, scores, svara …) is kept as part-<name>, so it never meets
+  // the page's own classes of those names.
+  const section = node.tagName === "SECTION";
+  const classes = [...node.classList].filter((c) => CLASSES.test(c))
+    .map((c) => (section ? `part-${c}` : c)).join(" ");
+  return h(node.tagName.toLowerCase(), { class: classes || null }, kids);
+}
+
+export class RulesScreen {
+  constructor(app) {
+    this.app = app;
+    this.root = h("article", { class: "rules panel", id: "rules" });
+  }
+
+  async mount(screen) {
+    replace(screen, this.root);
+    this.app.setTitle(t("rules.title"));
+    const lang = language();
+    const text = await fragment(lang);
+    if (text === null) {
+      replace(this.root, h("p", {}, t("rules.missing")));
+      return;
+    }
+    const doc = new DOMParser().parseFromString(`<body>${text}</body>`, "text/html");
+    this.root.dataset.lang = lang;
+    replace(this.root, [...doc.body.childNodes].map(clean).filter(Boolean));
+    for (const table of this.root.querySelectorAll("table")) {
+      const wrap = h("div", { class: "table-scroll" });
+      table.replaceWith(wrap);
+      wrap.append(table);
+    }
+  }
 }

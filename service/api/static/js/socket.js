@@ -1,50 +1,103 @@
 // The table's live feed (API.md, WebSocket): auth → resume after the last version seen →
-// events. A dropped connection reconnects with backoff and resumes, so nothing is missed;
-// coming back to the page (phones suspend background tabs) reconnects at once.
+// events. A dropped connection reconnects with backoff and resumes, so nothing is missed.
+// Phones lose networks and suspend pages, so besides the socket's own close it watches:
+//   - the device going offline: the socket is dropped at once (it would hang, not close);
+//     coming back online reconnects at once, without waiting out a backoff;
+//   - the page coming back from the background (or Telegram's "activated"): a socket that
+//     closed reconnects at once, and an open one must answer a ping within a second or is
+//     replaced, so the table is current again in under a second;
+//   - pings: one unanswered for 8 s (a network that died silently) drops the socket.
+import { connection } from "./net.js";
 
 const CLOSE_UNAUTHORIZED = 4401;
 const CLOSE_NOT_FOUND = 4404;
-// A phone can lose the network without the socket noticing: an unanswered ping means the
-// connection is dead, so reconnect. (Tests shorten the times through window.svaraSocketTiming.)
-const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, ...(window.svaraSocketTiming || {}) };
+// Tests shorten the times through window.svaraSocketTiming.
+const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, resumeCheckMs: 1000,
+  ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
-  constructor({ tableId, initData, after, onEvent, onStatus, onFatal }) {
+  constructor({ tableId, initData, after, onEvent, onLive, onFatal }) {
     this.tableId = tableId;
     this.initData = initData;
     this.after = after;
     this.onEvent = onEvent;
-    this.onStatus = onStatus || (() => {});
+    this.onLive = onLive || (() => {});
     this.onFatal = onFatal || (() => {});
     this.ws = null;
+    this.open = false;
     this.stopped = false;
     this.retry = 0;
     this.timer = 0;
-    this.onVisible = () => {
-      if (document.hidden || this.stopped || this.ws) return;
-      clearTimeout(this.timer);
-      this.retry = 0;
-      this.connect();
-    };
+    this.onVisible = () => { if (!document.hidden) this.wake(); };
+    this.onOnline = () => this.wake();
+    this.onOffline = () => this.drop();
   }
 
   start() {
     this.stopped = false;
     document.addEventListener("visibilitychange", this.onVisible);
-    this.connect();
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
+    if (navigator.onLine) this.connect();
+    else connection.socketState("connecting");
     return this;
   }
 
-  startPings(ws) {
+  stop() {
+    this.stopped = true;
     this.stopPings();
-    this.pinger = setInterval(() => {
-      if (ws.readyState !== WebSocket.OPEN) return;
-      ws.send(JSON.stringify({ type: "ping" }));
-      // The oldest unanswered ping decides: later pings must not postpone its deadline.
-      if (!this.pongTimer) {
-        this.pongTimer = setTimeout(() => ws.close(4000, "no pong"), TIMING.pongWithinMs);
-      }
-    }, TIMING.pingEveryMs);
+    document.removeEventListener("visibilitychange", this.onVisible);
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
+    clearTimeout(this.timer);
+    if (this.ws) this.ws.close(1000, "left the table");
+    this.ws = null;
+    connection.socketState(null);
+  }
+
+  /** Back in front, or back online: be current now, not after a backoff. */
+  wake() {
+    if (this.stopped || !navigator.onLine) return;
+    if (!this.ws) {
+      clearTimeout(this.timer);
+      this.retry = 0;
+      this.connect();
+    } else if (this.open) {
+      this.probe(TIMING.resumeCheckMs); // a socket that slept may be dead without knowing
+    }
+  }
+
+  /** The device went offline: give the socket up now (it would hang, not close). */
+  drop() {
+    const ws = this.ws;
+    this.ws = null;
+    this.open = false;
+    this.stopPings();
+    clearTimeout(this.timer);
+    connection.socketState("connecting");
+    if (ws) {
+      ws.onclose = null;
+      ws.onmessage = null;
+      ws.close(4000, "offline");
+    }
+  }
+
+  probe(within) {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
+    ws.send(JSON.stringify({ type: "ping" }));
+    if (!this.pongTimer) this.pongTimer = setTimeout(() => this.dead(ws), within);
+  }
+
+  dead(ws) {
+    if (this.ws !== ws) return;
+    this.drop();
+    this.wake();
+  }
+
+  startPings() {
+    this.stopPings();
+    this.pinger = setInterval(() => this.probe(TIMING.pongWithinMs), TIMING.pingEveryMs);
   }
 
   stopPings() {
@@ -53,43 +106,37 @@ export class TableSocket {
     this.pongTimer = 0;
   }
 
-  stop() {
-    this.stopped = true;
-    this.stopPings();
-    document.removeEventListener("visibilitychange", this.onVisible);
-    clearTimeout(this.timer);
-    if (this.ws) this.ws.close(1000, "left the table");
-    this.ws = null;
-  }
-
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const url = `${scheme}://${location.host}/api/tables/${encodeURIComponent(this.tableId)}/ws`;
     const ws = new WebSocket(url);
     this.ws = ws;
-    this.onStatus("connecting");
+    this.open = false;
+    connection.socketState("connecting");
     ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
-      this.stopPings();
       if (this.ws !== ws || this.stopped) return;
+      this.stopPings();
       this.ws = null;
+      this.open = false;
+      connection.socketState("connecting");
       if (event.code === CLOSE_UNAUTHORIZED) {
-        this.onFatal("Your login was refused by the live feed. Reopen the game.");
+        this.onFatal("login");
         return;
       }
       if (event.code === CLOSE_NOT_FOUND) {
-        this.onFatal(event.reason || "This table does not exist.", { retry: false });
+        this.onFatal("not_found");
         return;
       }
-      this.onStatus("offline");
-      if (document.hidden) return; // reconnect when the page is visible again
-      const delay = Math.min(8000, 500 * 2 ** this.retry++);
+      if (document.hidden || !navigator.onLine) return; // wake() reconnects
+      const delay = Math.min(8000, 400 * 2 ** this.retry++);
       this.timer = setTimeout(() => this.connect(), delay);
     };
   }
 
   receive(ws, raw) {
+    if (this.ws !== ws) return;
     let frame;
     try { frame = JSON.parse(raw); } catch { return; }
     if (frame.type === "pong") {
@@ -97,10 +144,12 @@ export class TableSocket {
       this.pongTimer = 0;
     } else if (frame.type === "ready") {
       this.retry = 0;
-      this.startPings(ws);
-      this.onStatus("live");
+      this.open = true;
+      this.startPings();
       // views: each event frame also brings our view at its version (no GET per event).
       ws.send(JSON.stringify({ type: "resume", after: this.after, views: true }));
+      connection.socketState("open");
+      this.onLive();
     } else if (frame.type === "event") {
       if (frame.version <= this.after) return; // already seen (a resume overlap): skip
       this.after = frame.version;

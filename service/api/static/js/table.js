@@ -1,60 +1,104 @@
-// The table: seats around the felt, pot and level, whose turn and its clock, your cards,
-// the actions the server says are legal now, svara join window, the last hand's result.
-// Every live event triggers a re-fetch of the caller's view: the server's view is the truth.
+// The table screen: the felt, what is happening in words, the svara, the last result, and
+// the action bar fixed at the bottom of the screen (your cards, your clock, exactly the
+// actions the server's `legal` list allows, amounts bounded by it).
+//
+// The server's view is the truth: every live event brings the caller's view at its version.
+// Events also drive what a view cannot say: the last action in a line, chips flying to the
+// pot, the deal, sounds and haptics, and the result of a hand as it settles.
+//
+// An action is sent with an action_id of its own. When the network fails on the way, the
+// same action (same id) is sent again as soon as the connection is back: the server answers
+// a repeated id with its first result, so it is carried out exactly once. Meanwhile the bar
+// says it is waiting; a refusal brings the buttons back at once with the reason.
 import { ApiError } from "./api.js";
-import { hand } from "./cards.js";
-import { clamp, h, replace, toast } from "./dom.js";
+import { card, cardBack } from "./cards.js";
+import { amountPicker } from "./controls.js";
+import { h, newId, replace, toast, who } from "./dom.js";
+import { errorText } from "./errors.js";
+import { felt } from "./felt.js";
+import { num, seconds, t, tNodes } from "./i18n.js";
+import { buyInForm, stakes, tableName } from "./lobby.js";
+import { flyChip } from "./motion.js";
+import { connection } from "./net.js";
+import { eventLine, explain, myNotice, resultPanel, seatNames, svaraPanel } from "./panels.js";
 import { TableSocket } from "./socket.js";
+import { play } from "./sound.js";
+import { closingConfirmation } from "./telegram.js";
 
-const PHASE_TEXT = { blind: "Blind bets", betting: "Betting", svara_join: "Svara — join?",
-  settled: "Hand over" };
-const ACTION_ORDER = ["look", "sit_in", "blind", "pass", "call", "raise", "fold",
-  "join_svara", "skip_svara"];
+const ORDER = ["sit_in", "join_svara", "skip_svara", "fold", "pass", "call", "blind", "raise", "look"];
+const QUIET = new Set(["fold", "pass", "skip_svara"]); // the buttons that give up something
+const RECENT = 3; // seconds: older events (a catch-up) make no sound and fly no chips
 
 export class TableScreen {
   constructor(app, tableId) {
     this.app = app;
     this.tableId = tableId;
     this.view = null;
-    this.result = null; // the last settled hand: {number, winners, amounts, pot, reason, shown}
-    this.shown = null; // the last showdown's hands, by seat
-    this.busy = false;
-    this.audits = new Map(); // hand number → the rendered audit verdict
+    this.result = null; // the last settled hand, in GET /hands's shape
+    this.log = null; // what the events said of the hand being played: {number, showdowns, ...}
+    this.line = null; // the last thing that happened, in words
+    this.pending = null; // an action sent and not yet answered: {id, type, amount, waiting}
     this.skew = null; // seconds this device's clock is ahead of the server's
     this.leaveArmed = false; // "Leave" tapped once during a hand: the next tap folds and leaves
-    this.amounts = new Map(); // action type → the amount typed for it (this hand)
+    this.amounts = new Map(); // action type → the amount chosen for it (this hand)
     this.amountsHand = null;
+    this.dealSeen = new Set(); // deals seen being dealt live: those are animated
+    this.sheet = null; // the open info sheet, kept across re-renders
     this.root = h("section", { class: "table-screen" });
+    this.fx = h("div", { class: "fx", "aria-hidden": "true" });
     this.clock = 0;
     this.refreshing = null;
     this.again = false;
+    this.unlisten = null;
   }
 
   async mount(screen) {
     replace(screen, this.root);
-    replace(this.root, h("p", { class: "muted center" }, "Opening the table…"));
+    document.body.append(this.fx);
+    replace(this.root, h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     try {
       this.view = await this.app.api.view(this.tableId);
     } catch (err) {
-      replace(this.root, h("div", { class: "panel" }, h("p", {}, err.message),
-        h("button", { type: "button", onclick: () => this.app.openLobby() }, "Back to lobby")));
+      replace(this.root, h("div", { class: "panel" }, h("p", {}, errorText(err)),
+        h("button", { type: "button", onclick: () => this.app.openLobby() }, t("table.to_lobby"))));
       return;
     }
-    this.noteResult();
+    if (this.gone) return; // left before the table arrived: no socket, no clock
     this.render();
+    this.loadLastResult();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
       onEvent: (event, view) => this.onEvent(event, view),
-      onStatus: (status) => this.setStatus(status),
-      onFatal: (message, options) => this.socketRefused(message, options),
+      onLive: () => this.resend(),
+      onFatal: (why) => this.socketRefused(why),
     }).start();
+    this.unlisten = connection.listen((state) => {
+      if (state !== "offline") this.resend();
+      this.paintBar();
+    });
     this.clock = setInterval(() => this.tick(), 250);
   }
 
+  unmount() {
+    this.gone = true;
+    clearInterval(this.clock);
+    clearTimeout(this.viewTimer);
+    clearTimeout(this.retryTimer);
+    if (this.socket) this.socket.stop();
+    if (this.unlisten) this.unlisten();
+    this.fx.remove();
+    closingConfirmation(false);
+  }
+
+  /** Back from the background: fetch the view now (the socket catches up meanwhile). */
+  resume() {
+    this.socket?.wake();
+    this.refresh();
+  }
+
   /** The feed refused our initData: in dev mode renew it (any API call does) and go on. */
-  async socketRefused(message, { retry = true } = {}) {
-    this.setStatus("offline");
-    if (retry && this.app.dev && !this.renewed) {
+  async socketRefused(why) {
+    if (why === "login" && this.app.dev && !this.renewed) {
       this.renewed = true;
       try {
         await this.app.api.me();
@@ -62,38 +106,120 @@ export class TableScreen {
         return;
       } catch { /* fall through to the message */ }
     }
-    toast(message);
+    toast(why === "login" ? t("error.login") : t("error.table_not_found"));
   }
 
-  unmount() {
-    clearInterval(this.clock);
-    clearTimeout(this.viewTimer);
-    if (this.socket) this.socket.stop();
+  /** The hand before this one (a reload, or a table opened between hands) as the result. */
+  async loadLastResult() {
+    const hv = this.view?.hand;
+    if (!hv || (hv.number <= 1 && hv.phase !== "settled")) return;
+    try {
+      const { hands } = await this.app.api.hands(this.tableId, 1);
+      if (hands.length && (!this.result || this.result.number < hands[0].number)) {
+        this.result = hands[0];
+        this.render();
+      }
+    } catch { /* the result is a nicety: the table works without it */ }
   }
+
+  // --- events --------------------------------------------------------------------------------
 
   onEvent(event, view) {
     const data = event.data || {};
+    let recent = false;
     if (typeof event.at === "number") {
       // How far this device's clock runs ahead of the server's (plus a little latency), so
       // countdowns follow the server's deadlines even on a phone with a wrong clock.
       const ahead = Date.now() / 1000 - event.at;
       this.skew = this.skew === null ? ahead : Math.min(this.skew, ahead);
+      recent = ahead - this.skew < RECENT;
     }
-    if (event.type === "showdown" && data.hands) this.shown = data.hands;
-    if (event.type === "hand_settled") {
-      this.result = { ...data, shown: this.shown, names: this.names() };
-      this.shown = null;
-    }
+    const before = this.view;
+    const names = seatNames(before);
+    this.record(event, data, names);
+    const line = eventLine(event, { ...names, ...(view ? seatNames(view) : {}) });
+    if (line) this.line = line;
+    else if (event.type === "hand_started") this.line = null; // a new hand: old news goes
     if (view) {
       this.show(view);
     } else {
-      // The frame came without a view (one that a newer frame follows at once, or an old
-      // server): the next frame brings it; fetch only if none has come shortly.
+      // The frame came without a view (one that a newer frame follows at once): the next
+      // frame brings it; fetch only if none has come shortly.
       const version = event.version;
       clearTimeout(this.viewTimer);
       this.viewTimer = setTimeout(() => {
         if (!this.view || this.view.version < version) this.refresh();
       }, 300);
+    }
+    if (recent) this.feel(event, data, before);
+  }
+
+  /** Keep what the events say of the hand, for its result. */
+  record(event, data, names) {
+    const type = event.type;
+    const log = this.log;
+    if (type === "hand_started") {
+      this.log = { number: data.number, dealer: data.dealer, showdowns: [], svaras: [], timeouts: [] };
+    } else if (type === "cards_dealt") {
+      this.dealSeen.add(`${log?.number ?? this.view?.hand?.number}:${data.deal}`);
+    } else if (type === "hand_settled") {
+      this.log = null;
+      if (!log || log.number !== data.number) {
+        this.loadLastResult(); // joined mid-hand: the events seen are not the whole hand
+        return;
+      }
+      this.result = { number: data.number, dealer: log.dealer, names,
+        winners: data.winners, amounts: data.amounts, pot: data.pot, rake: data.rake,
+        reason: data.reason, showdowns: log.showdowns, svaras: log.svaras, timeouts: log.timeouts };
+    } else if (!log) {
+      // nothing to keep: a hand seen from its middle gets its result from the history
+    } else if (type === "showdown") {
+      log.showdowns.push({ deal: data.deal, hands: data.hands, capped: Boolean(data.capped) });
+    } else if (type === "svara_started") {
+      log.svaras.push({ tied: data.tied, fee: data.fee, joined: [] });
+    } else if (type === "svara_joined") {
+      log.svaras.at(-1)?.joined.push(data.seat);
+    } else if (type === "timed_out") {
+      log.timeouts.push({ seat: data.seat, action: data.action });
+    }
+  }
+
+  /** Sound, haptics and flying chips for an event that just happened. */
+  feel(event, data, before) {
+    const type = event.type;
+    const me = this.view?.you?.seat ?? null;
+    const seatEl = (seat) => this.root.querySelector(`.felt .seat[data-seat="${seat}"]`);
+    const pot = this.root.querySelector("#pot");
+    const chip = (seat, amount) => flyChip(this.fx, seatEl(seat), pot, num(amount));
+    if (type === "cards_dealt") play("deal");
+    else if (["blind_placed", "called", "raised"].includes(type)) {
+      chip(data.seat, data.amount);
+      play("chip");
+    } else if (type === "svara_joined") {
+      chip(data.seat, data.fee);
+      play("chip");
+    } else if (type === "antes_paid") {
+      for (const seat of data.seats || []) flyChip(this.fx, seatEl(seat), pot, "");
+    } else if (type === "hand_settled") {
+      const winners = Object.keys(data.amounts || {}).map(Number);
+      for (const seat of winners) flyChip(this.fx, pot, seatEl(seat), num(data.amounts[seat]));
+      if (me !== null && winners.includes(me)) {
+        play("win");
+        this.app.haptic("win");
+      } else {
+        play("chip");
+      }
+    }
+    // Your turn: once per turn handed to you.
+    const hv = this.view?.hand;
+    const wasMine = before?.hand?.turn === me && before?.hand?.phase !== "settled";
+    const joinOpen = hv?.phase === "svara_join" && hv.svara?.eligible.includes(me)
+      && !hv.svara.answered.includes(me);
+    const mine = me !== null && hv && ((hv.turn === me && hv.phase !== "settled") || joinOpen);
+    const wasOpen = before?.hand?.phase === "svara_join";
+    if (mine && !(wasMine || (joinOpen && wasOpen))) {
+      play("turn");
+      this.app.haptic("turn");
     }
   }
 
@@ -101,7 +227,6 @@ export class TableScreen {
   show(view) {
     if (this.view && view.version < this.view.version) return;
     this.view = view;
-    this.noteResult();
     this.render();
   }
 
@@ -117,7 +242,7 @@ export class TableScreen {
         try {
           this.show(await this.app.api.view(this.tableId));
         } catch (err) {
-          toast(err.message);
+          if (err.code !== "network") toast(errorText(err));
         }
       } while (this.again);
       this.refreshing = null;
@@ -125,287 +250,339 @@ export class TableScreen {
     return this.refreshing;
   }
 
-  /** A settled hand in the view (e.g. opened between hands) becomes the result banner. */
-  noteResult() {
-    const hand_ = this.view && this.view.hand;
-    if (!hand_ || !hand_.result || (this.result && this.result.number >= hand_.number)) return;
-    const shown = {};
-    for (const seat of this.view.seats) {
-      if (seat.cards && seat.in_hand) shown[seat.seat] = { cards: seat.cards, score: seat.score };
-    }
-    const r = hand_.result;
-    this.result = { number: hand_.number, winners: r.winner_seats, amounts: r.amounts, pot: r.pot,
-      reason: r.reason, shown: hand_.phase === "settled" && r.reason !== "last_player" ? shown : null,
-      names: this.names() };
+  // --- rendering -----------------------------------------------------------------------------
+
+  mySeat(v = this.view) {
+    return v.seats.find((s) => s.seat === v.you?.seat) || null;
   }
 
-  names() {
-    const names = {};
-    for (const seat of this.view?.seats || []) names[seat.seat] = seat.name;
-    return names;
+  /** Out of chips here: below one ante, and not in a hand being played. */
+  busted(v = this.view) {
+    const me = this.mySeat(v);
+    if (!me) return false;
+    const playing = v.hand && v.hand.phase !== "settled" && me.in_hand;
+    return me.stack < (v.settings?.ante ?? 1) && !playing;
   }
-
-  setStatus(status) {
-    this.status = status;
-    const el = this.root.querySelector(".live");
-    if (el) {
-      el.textContent = status === "live" ? "● live" : status === "connecting" ? "○ connecting"
-        : "○ offline — reconnecting";
-      el.dataset.status = status;
-    }
-  }
-
-  // --- rendering ---------------------------------------------------------------------------
 
   render() {
     const v = this.view;
-    const you = v.you || {};
-    // Events redraw the screen often; an amount being typed must survive that, focus included.
-    const focused = document.activeElement?.dataset?.amount;
     if (v.hand?.number !== this.amountsHand) {
       this.amounts.clear();
       this.amountsHand = v.hand?.number;
     }
+    const focused = document.activeElement?.dataset?.amount;
+    const me = this.mySeat(v);
+    this.app.setTitle(tableName({ host: v.host, practice: v.seats.some((s) => s.user_id < 0) }),
+      stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
+    const hv = v.hand;
+    const dealKey = hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null;
+    const explanation = explain(v);
+    const many = (v.settings?.max_seats ?? 6) > 6;
     replace(this.root,
-      this.header(v),
-      this.felt(v, you),
-      this.svaraBanner(v),
-      this.resultBanner(),
-      this.mine(v, you),
-      you.seat === null || you.seat === undefined ? this.sitDown(v) : this.actions(v, you));
-    this.setStatus(this.status || "connecting");
+      h("div", { class: `felt-wrap${many ? " many" : ""}` }, this.tools(v, me),
+        felt(v, { dealKey, onInfo: () => this.openInfo() })),
+      h("div", { class: "story", id: "story" },
+        explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
+        this.line ? h("p", { class: "last-line muted", id: "last-line" }, this.line) : null),
+      svaraPanel(v),
+      resultPanel(this.result, { me: v.you?.seat ?? null,
+        onAudit: () => this.app.openAudit(this.tableId, this.result.number),
+        onHistory: () => this.app.openHistory(this.tableId) }),
+      h("div", { class: "bar-space" }),
+      this.bar(v, me),
+      this.sheet);
+    closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));
     this.tick();
     if (focused) this.root.querySelector(`input[data-amount="${focused}"]`)?.focus();
+    this.sizeBar();
   }
 
-  header(v) {
-    const s = v.settings || {};
-    const seated = v.you && v.you.seat !== null && v.you.seat !== undefined;
-    return h("div", { class: "table-head" },
-      h("div", { class: "grow" },
-        h("strong", { title: v.table_id }, `Table ${v.table_id.slice(0, 6)}`),
-        h("small", { class: "muted" }, ` · ante ${s.ante}`
-          + (s.bet_unit ? ` · unit ${s.bet_unit}` : "") + ` · ${s.max_seats} seats`)),
-      h("span", { class: "live" }),
-      seated && (this.leaveArmed
-        ? h("button", { type: "button", class: "danger", dataset: { action: "leave" },
-          onclick: () => this.leave() }, "Fold and leave?")
-        : h("button", { type: "button", class: "ghost", dataset: { action: "leave" },
-          onclick: () => this.leave() }, "Leave")));
+  /** The page leaves room at its bottom for the fixed action bar, whatever its height. */
+  sizeBar() {
+    const bar = this.root.querySelector(".action-bar");
+    const space = this.root.querySelector(".bar-space");
+    if (bar && space) space.style.height = `${bar.offsetHeight + 8}px`;
   }
 
-  felt(v, you) {
-    const hand_ = v.hand;
-    const max = (v.settings && v.settings.max_seats) || Math.max(2, v.seats.length);
-    const mine = you.seat ?? null;
-    const bySeat = new Map(v.seats.map((s) => [s.seat, s]));
-    const spots = [];
-    for (let n = 0; n < max; n++) {
-      // Your seat sits at the bottom; the others follow clockwise.
-      const offset = mine === null ? n : (n - mine + max) % max;
-      const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
-      const [rx, ry] = max > 6 ? [40, 42] : [37, 38];
-      const style = `left:${50 + rx * Math.cos(angle)}%;top:${50 + ry * Math.sin(angle)}%`;
-      const seat = bySeat.get(n);
-      spots.push(seat ? this.seat(seat, hand_, seat.seat === mine, style)
-        : h("div", { class: "seat empty", style }, "free"));
+  tools(v, me) {
+    const hv = v.hand;
+    const playing = hv && hv.phase !== "settled" && me && me.in_hand;
+    return h("div", { class: "tools" },
+      h("button", { type: "button", class: "ghost small", dataset: { action: "history" },
+        onclick: () => this.app.openHistory(this.tableId) }, t("table.history")),
+      me && (this.leaveArmed && playing
+        ? h("button", { type: "button", class: "danger small", dataset: { action: "leave" },
+          onclick: () => this.leave() }, t("table.leave_confirm"))
+        : h("button", { type: "button", class: "ghost small", dataset: { action: "leave" },
+          onclick: () => this.leave() }, t("table.leave"))));
+  }
+
+  /** The commitment behind the felt's info button: what it is and how to check it. */
+  openInfo() {
+    const hv = this.view.hand;
+    if (!hv) return;
+    const close = () => { this.sheet = null; this.render(); };
+    this.sheet = h("div", { class: "sheet-back", onclick: (e) => { if (e.target === e.currentTarget) close(); } },
+      h("div", { class: "sheet panel", id: "info", role: "dialog", "aria-modal": "true" },
+        h("h2", {}, t("fair.title")),
+        h("p", {}, t("fair.text")),
+        h("code", { class: "commitment", dir: "ltr", translate: "no" }, hv.commitment),
+        h("p", { class: "muted" }, t("fair.after")),
+        h("div", { class: "sheet-buttons" },
+          h("button", { type: "button", class: "ghost", onclick: () => this.app.openHistory(this.tableId) },
+            t("table.history")),
+          h("button", { type: "button", class: "primary", dataset: { action: "close" }, onclick: close },
+            t("common.close")))));
+    this.render();
+  }
+
+  // --- the action bar ------------------------------------------------------------------------
+
+  bar(v, me) {
+    const hv = v.hand;
+    const you = v.you || {};
+    const content = [];
+    if (!me && this.rebuying) {
+      // buying in again stands up and sits down: not a spectator for that moment
+      content.push(h("p", { class: "bar-status waiting" }, t("bar.sending")));
+    } else if (!me) {
+      content.push(this.sitDown(v));
+    } else {
+      const busted = this.busted(v);
+      if (!busted) content.push(this.myRow(v, me, you));
+      content.push(myNotice(v, { busted }));
+      if (busted) content.push(this.rebuy(v, me));
+      else content.push(this.actions(v, you));
     }
-    const center = hand_
-      ? h("div", { class: "felt-center" },
-        h("div", { class: "pot" }, h("small", {}, "Pot"), h("strong", { id: "pot" }, hand_.pot)),
-        h("div", { class: "muted" }, `Level ${hand_.level}`),
-        h("div", { class: "phase" }, `Hand ${hand_.number}${hand_.deal > 1 ? ` · deal ${hand_.deal}` : ""}`
-          + ` · ${PHASE_TEXT[hand_.phase] || hand_.phase}`),
-        h("div", { class: "commit", title: "Deck commitment: sha256 of the seed revealed after the hand" },
-          `deck ${String(hand_.commitment || "").slice(0, 10)}…`))
-      : h("div", { class: "felt-center" }, h("div", { class: "phase" }, v.seats.length < 2
-        ? "Waiting for players" : "Next hand soon"));
-    return h("div", { class: max > 6 ? "felt many" : "felt" }, center, spots);
+    const myTurn = me && hv && hv.phase !== "settled" && hv.turn === me.seat;
+    return h("div", { class: `action-bar${myTurn ? " my-turn" : ""}`, id: "action-bar",
+      dataset: this.pending ? { pending: this.pending.type } : null }, content);
   }
 
-  seat(s, hand_, isMe, style) {
-    const turn = hand_ && hand_.turn === s.seat && hand_.phase !== "settled";
-    const classes = ["seat"];
-    if (isMe) classes.push("me");
-    if (turn) classes.push("turn");
-    if (s.folded) classes.push("folded");
-    if (!s.in_hand) classes.push("out");
-    const badges = [];
-    if (hand_ && hand_.dealer === s.seat) badges.push(h("span", { class: "badge dealer", title: "dealer" }, "D"));
-    if (s.blind) badges.push(h("span", { class: "badge" }, "blind"));
-    if (s.looked) badges.push(h("span", { class: "badge" }, "looked"));
-    if (s.folded) badges.push(h("span", { class: "badge" }, "folded"));
-    if (s.sat_out) badges.push(h("span", { class: "badge" }, "sat out"));
-    const cards = isMe ? null : hand(s.cards, { dealt: Boolean(hand_) && s.in_hand && !s.folded });
-    return h("div", { class: classes.join(" "), style, dataset: { seat: s.seat } },
-      h("div", { class: "name" }, s.name),
-      h("div", { class: "stack" }, `${s.stack}`, s.put_in ? h("span", { class: "put" }, ` +${s.put_in}`) : null),
-      badges.length ? h("div", { class: "badges" }, badges) : null,
-      cards && h("div", { class: "seat-cards" }, cards),
-      s.score !== null && s.score !== undefined && !isMe ? h("div", { class: "score" }, `${s.score}`) : null,
-      turn ? h("div", { class: "clock", dataset: { deadline: hand_.deadline ?? "" } }) : null);
-  }
-
-  svaraBanner(v) {
-    const sv = v.hand && v.hand.phase === "svara_join" ? v.hand.svara : null;
-    if (!sv) return null;
-    const names = this.names();
-    const tied = sv.tied.map((seat) => names[seat] ?? `seat ${seat}`).join(" & ");
-    return h("div", { class: "panel svara", id: "svara" },
-      h("strong", {}, `Svara! ${tied} tied.`),
-      h("div", {}, `The pot of ${v.hand.pot} is played again. Others may join for ${sv.fee} chips `
-        + `(${sv.answered.length}/${sv.eligible.length} answered`
-        + `${sv.joined.length ? `, ${sv.joined.map((s) => names[s] ?? s).join(", ")} in` : ""}). `,
-      h("span", { class: "clock", dataset: { deadline: sv.deadline ?? "" } })));
-  }
-
-  resultBanner() {
-    const r = this.result;
-    if (!r) return null;
-    const names = r.names || {};
-    const winners = (r.winners || []).map((seat) => names[seat] ?? `seat ${seat}`);
-    const amounts = r.amounts || {};
-    const won = Object.values(amounts).reduce((a, b) => a + b, 0);
-    const how = { last_player: "everyone else folded", showdown: "best hand at showdown",
-      split: "tie — pot split", svara_walkover: "nobody else joined the svara" }[r.reason] || "";
-    const shown = r.shown ? Object.entries(r.shown).map(([seat, sh]) =>
-      h("div", { class: "shown" }, h("span", {}, names[seat] ?? `seat ${seat}`),
-        hand(sh.cards), h("b", {}, ` ${sh.score}`))) : [];
-    const audit = h("div", { class: "audit" }, this.audits.get(r.number)
-      || h("button", { type: "button", class: "link", dataset: { action: "audit" },
-        onclick: () => this.showAudit(r.number, audit) }, "Check this hand's deck"));
-    return h("div", { class: "panel result", id: "result" },
-      h("div", {}, h("strong", {}, `Hand ${r.number}: ${winners.join(" & ") || "—"} `
-        + `won ${won || r.pot}`), how && h("small", { class: "muted" }, ` (${how})`)),
-      shown, audit);
-  }
-
-  /** Replay the settled hand on the server: hash chain, decks against commitments, chips. */
-  async showAudit(number, box) {
-    replace(box, h("small", { class: "muted" }, "Checking…"));
-    try {
-      const a = await this.app.api.audit(this.tableId, number);
-      const checks = Object.entries(a.checks || {}).map(([name, ok]) => `${name} ${ok ? "✓" : "✗"}`);
-      const verdict = h("span", {},
-        h("small", { class: a.verified ? "ok" : "bad", id: "audit" },
-          `${a.verified ? "Verified" : "NOT verified"}: ${checks.join(" · ")}`),
-        h("small", { class: "muted" }, ` — ${(a.deals || []).length} deal(s), seeds revealed`));
-      this.audits.set(number, verdict); // kept while the banner is re-rendered
-      replace(box, verdict);
-    } catch (err) {
-      replace(box, h("small", { class: "bad" }, err.message));
-    }
-  }
-
-  mine(v, you) {
-    if (you.seat === null || you.seat === undefined) return null;
-    const me = v.seats.find((s) => s.seat === you.seat);
-    const inHand = Boolean(v.hand) && me && me.in_hand && !me.folded;
-    const cards = hand(you.cards, { dealt: inHand, size: "big" });
-    return h("div", { class: "panel mine" },
-      h("div", { class: "grow" },
-        h("small", { class: "muted" }, "Your cards"),
-        h("div", { id: "my-cards" }, cards || h("span", { class: "muted" }, "not in this hand"))),
-      you.score !== null && you.score !== undefined
-        ? h("div", { class: "my-score" }, h("small", { class: "muted" }, "Score"),
-          h("strong", { id: "my-score" }, you.score)) : null,
-      h("div", { class: "right" }, h("small", { class: "muted" }, "Stack"),
-        h("strong", {}, me ? me.stack : "—")));
+  myRow(v, me, you) {
+    const hv = v.hand;
+    const inHand = Boolean(hv) && me.in_hand && hv.phase !== "settled";
+    const cards = you.cards && you.cards.length
+      ? h("div", { class: "my-cards", id: "my-cards", dir: "ltr" }, you.cards.map((c) => card(c, "medium")))
+      : h("div", { class: "my-cards", id: "my-cards", dir: "ltr" },
+        inHand ? [cardBack("medium"), cardBack("medium"), cardBack("medium")] : null);
+    const turn = hv && hv.phase !== "settled" && hv.turn === me.seat;
+    const look = (you.legal || []).find((a) => a.type === "look");
+    return h("div", { class: "my-row" },
+      cards,
+      look ? this.button(look, v, you, null) : null,
+      you.cards && you.score !== null && you.score !== undefined
+        ? h("div", { class: "my-score" }, h("small", {}, t("bar.score")),
+          h("strong", { id: "my-score", dataset: { scoreSeat: me.seat } }, num(you.score)))
+        : null,
+      h("div", { class: "my-stack" }, h("small", {}, t("bar.stack")),
+        h("strong", { id: "my-stack" }, num(me.stack))),
+      turn ? h("div", { class: "my-clock" }, h("small", {}, t("bar.your_turn")),
+        h("strong", { class: "clock mine-clock", dataset: { deadline: hv.deadline ?? "" } }))
+        : null);
   }
 
   actions(v, you) {
-    const legal = [...(you.legal || [])].sort(
-      (a, b) => ACTION_ORDER.indexOf(a.type) - ACTION_ORDER.indexOf(b.type));
-    const myTurn = v.hand && v.hand.turn === you.seat;
-    const note = legal.length ? null : h("p", { class: "muted center" },
-      v.hand && v.hand.phase !== "settled" ? "Waiting for the others…" : "Waiting for the next hand…");
-    return h("div", { class: `panel actions${myTurn ? " my-turn" : ""}` },
-      myTurn && h("div", { class: "your-turn" }, "Your turn ", h("span", { class: "clock mine-clock",
-        dataset: { deadline: v.hand.deadline ?? "" } })),
-      note, h("div", { class: "buttons" }, legal.map((a) => this.actionControl(a, v, you))));
+    // (Look sits beside the cards, in the row above)
+    const legal = [...(you.legal || [])].filter((a) => a.type !== "look")
+      .sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
+    const hv = v.hand;
+    const status = h("p", { class: "bar-status", id: "bar-status" });
+    const wrap = h("div", { class: "bar-actions" }, status);
+    if (this.pending) {
+      this.paintStatus(status, wrap); // waiting to go out, whatever the view says meanwhile
+    } else if (!legal.length) {
+      const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
+      const names = seatNames(v);
+      status.append(...(turnSeat !== null && turnSeat !== undefined
+        ? tNodes("bar.waiting_for", { name: who(names[turnSeat] ?? "") })
+        : [hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand")]));
+    }
+    if (!legal.length) return wrap;
+    const ranged = legal.find((a) => (a.type === "raise" || a.type === "blind")
+      && a.amount === undefined && a.min !== a.max);
+    let picker = null;
+    const rangedButton = { el: null };
+    if (ranged) {
+      picker = this.picker(ranged, v, (value, ok) => {
+        if (!rangedButton.el) return;
+        rangedButton.el.disabled = !ok || Boolean(this.pending);
+        rangedButton.el.querySelector(".amt").textContent = num(value);
+      });
+      wrap.append(picker.el);
+    }
+    const buttons = legal.map((a) => {
+      const b = this.button(a, v, you, a === ranged ? picker : null);
+      if (a === ranged) rangedButton.el = b;
+      return b;
+    });
+    wrap.append(h("div", { class: `buttons n${buttons.length}` }, buttons));
+    this.paintStatus(status, wrap);
+    return wrap;
   }
 
-  actionControl(a, v, you) {
-    const me = v.seats.find((s) => s.seat === you.seat);
+  picker(a, v, onChange) {
+    const hv = v.hand;
+    const level = hv?.level ?? 0;
+    const quick = [{ key: "min", label: t("amount.min"), value: a.min }];
+    quick.push({ key: "double", label: t("amount.double"), value: Math.max(2 * level, 2 * a.min),
+      optional: true });
+    if (a.type === "raise" && hv?.pot) quick.push({ key: "pot", label: t("amount.pot"), value: hv.pot, optional: true });
+    quick.push({ key: "max", label: t("amount.max"), value: a.max });
+    const chosen = this.amounts.get(a.type);
+    return amountPicker({ min: a.min, max: a.max, value: chosen ?? a.min, quick, name: a.type,
+      label: a.type === "blind" ? t("amount.blind") : t("amount.raise"),
+      onChange: (value, ok) => {
+        if (ok) this.amounts.set(a.type, value);
+        onChange(value, ok);
+      } });
+  }
+
+  button(a, v, you, picker) {
+    const me = this.mySeat(v);
+    const hv = v.hand;
     const fixed = a.amount ?? (a.min !== undefined && a.min === a.max ? a.min : undefined);
+    const owe = Math.max(0, (hv?.level ?? 0) - (me?.put_in ?? 0));
+    const amount = picker ? picker.value : fixed;
     const label = {
-      look: "Look", pass: "Pass", fold: "Fold", sit_in: "Sit in", skip_svara: "Skip svara",
-      call: `Call ${a.amount ?? Math.max(0, (v.hand?.level ?? 0) - (me?.put_in ?? 0))}`,
-      join_svara: `Join svara${fixed !== undefined ? ` (${fixed})` : ""}`,
-      blind: "Blind", raise: (v.hand?.level ?? 0) === 0 ? "Bet" : "Raise to",
-    }[a.type] || a.type;
-    if ((a.type === "blind" || a.type === "raise") && fixed === undefined) {
-      const typed = this.amounts.get(a.type);
-      const input = h("input", { type: "number", min: a.min, max: a.max, step: 1,
-        value: typed === undefined ? a.min : typed, inputmode: "numeric",
-        "aria-label": `${a.type} amount`, dataset: { amount: a.type } });
-      const button = h("button", { type: "submit", class: "primary", dataset: { action: a.type } },
-        label);
-      const check = () => {
-        const n = Number(input.value);
-        button.disabled = !Number.isInteger(n) || n < a.min || n > a.max;
-      };
-      input.addEventListener("input", () => { this.amounts.set(a.type, input.value); check(); });
-      input.addEventListener("change", () => {
-        input.value = clamp(Math.round(Number(input.value) || a.min), a.min, a.max);
-        this.amounts.set(a.type, input.value);
-        check();
-      });
-      check();
-      return h("form", { class: "amount", onsubmit: (e) => {
-        e.preventDefault();
-        this.act(a.type, Number(input.value));
-      } }, input, button, h("small", { class: "muted" }, `${a.min}–${a.max}`));
+      look: () => [t("act.look")],
+      pass: () => [t("act.pass")],
+      fold: () => [t("act.fold")],
+      sit_in: () => [t("act.sit_in")],
+      skip_svara: () => [t("act.skip")],
+      join_svara: () => tNodes("act.join", { chips: h("span", { class: "amt" }, num(fixed ?? 0)) }),
+      call: () => tNodes("act.call", { chips: h("span", { class: "amt" }, num(a.amount ?? owe)) }),
+      blind: () => tNodes("act.blind", { chips: h("span", { class: "amt" }, num(amount ?? 0)) }),
+      raise: () => tNodes((hv?.level ?? 0) === 0 ? "act.bet" : "act.raise",
+        { chips: h("span", { class: "amt" }, num(amount ?? 0)) }),
+    }[a.type]?.() || [a.type];
+    const kind = QUIET.has(a.type) ? "ghost" : a.type === "look" ? "secondary" : "primary";
+    const pendingHere = this.pending && this.pending.type === a.type;
+    return h("button", { type: "button", class: `act ${kind}${pendingHere ? " pending" : ""}`,
+      dataset: { action: a.type }, disabled: Boolean(this.pending) || (picker ? !picker.valid() : false),
+      onclick: () => {
+        const value = a.type === "blind" || a.type === "raise" ? (picker ? picker.value : fixed) : undefined;
+        this.act(a.type, value);
+      } }, label);
+  }
+
+  /** The line above the buttons: whose turn and the clock, or an action waiting to go. */
+  paintStatus(status, wrap) {
+    const v = this.view;
+    const hv = v.hand;
+    status.replaceChildren();
+    status.className = "bar-status";
+    if (this.pending) {
+      const offline = connection.state !== "live" || this.pending.waiting;
+      status.classList.add("waiting");
+      status.append(offline ? t("bar.will_send") : t("bar.sending"));
+      return;
     }
-    const amount = a.type === "blind" || a.type === "raise" ? fixed : undefined;
-    const text = amount !== undefined ? `${label} ${amount}` : label;
-    const kind = a.type === "fold" || a.type === "skip_svara" || a.type === "pass" ? "ghost" : "primary";
-    return h("button", { type: "button", class: kind, dataset: { action: a.type },
-      onclick: () => this.act(a.type, amount) }, text);
+    if (hv?.phase === "svara_join" && v.you?.legal?.some((a) => a.type === "join_svara")) {
+      status.append(t("bar.svara_choice"));
+    }
+    wrap?.classList.toggle("has-status", Boolean(status.textContent));
+  }
+
+  /** Repaint the bar's status line and buttons' enabled state (connection changes). */
+  paintBar() {
+    const bar = this.root.querySelector(".action-bar");
+    if (bar && this.pending) bar.dataset.pending = this.pending.type;
+    else if (bar) delete bar.dataset.pending;
+    const status = this.root.querySelector("#bar-status");
+    if (status) this.paintStatus(status, status.parentElement);
+    for (const b of this.root.querySelectorAll(".action-bar button.act")) {
+      if (this.pending) b.disabled = true;
+    }
   }
 
   sitDown(v) {
     const s = v.settings || {};
-    const low = s.min_buy_in ?? 10 * s.ante;
-    const high = s.max_buy_in ?? 100 * s.ante;
-    const input = h("input", { type: "number", min: low, max: high, value: low, step: 1,
-      inputmode: "numeric", "aria-label": "Buy-in" });
     const full = v.seats.length >= (s.max_seats || 10);
-    return h("form", { class: "panel actions", onsubmit: async (e) => {
-      e.preventDefault();
-      try {
-        this.view = await this.app.api.seat(this.tableId, Number(input.value));
+    if (full) return h("p", { class: "bar-status" }, t("bar.full"));
+    const low = s.min_buy_in ?? 10 * s.ante;
+    const balance = this.app.me?.balance ?? 0;
+    const high = Math.min(s.max_buy_in ?? 100 * s.ante, balance);
+    return h("div", { class: "bar-actions" },
+      h("p", { class: "bar-status" }, t("bar.watching")),
+      buyInForm({ low, high, balance, me: this.app.me, submit: async (amount) => {
+        this.view = await this.app.api.seat(this.tableId, amount);
+        this.app.me = await this.app.api.me().catch(() => this.app.me);
         this.render();
-      } catch (err) {
-        toast(err.message);
-      }
-    } }, h("p", { class: "muted" }, full ? "The table is full; you are watching."
-      : `You are watching. Sit down with ${low}–${high} chips:`),
-    !full && h("div", { class: "buttons" }, input,
-      h("button", { type: "submit", class: "primary", dataset: { action: "seat" } }, "Sit down")));
+      } }));
   }
 
-  // --- doing things ------------------------------------------------------------------------
+  /** Out of chips at the table: buy in again (bounded by the wallet), or leave. */
+  rebuy(v, me) {
+    const s = v.settings || {};
+    const low = s.min_buy_in ?? 10 * s.ante;
+    const balance = this.app.me?.balance ?? 0;
+    const high = Math.min(s.max_buy_in ?? 100 * s.ante, balance + me.stack);
+    if (!this.app.me) this.app.api.me().then((m) => { this.app.me = m; this.render(); }, () => {});
+    return h("div", { class: "bar-actions rebuy", id: "rebuy" },
+      buyInForm({ low, high, balance: balance + me.stack, me: this.app.me,
+        label: t("buyin.again"), submit: async (amount) => {
+          this.rebuying = true;
+          try {
+            this.show(await this.app.api.rebuy(this.tableId, amount));
+          } finally {
+            this.rebuying = false;
+          }
+          this.app.me = await this.app.api.me().catch(() => this.app.me);
+          this.render();
+        } }),
+      high < low ? h("button", { type: "button", class: "ghost", dataset: { action: "leave" },
+        onclick: () => this.leave() }, t("table.leave")) : null);
+  }
 
-  async act(type, amount) {
-    if (this.busy) return;
-    this.busy = true;
-    for (const b of this.root.querySelectorAll(".actions button")) b.disabled = true;
+  // --- doing things --------------------------------------------------------------------------
+
+  act(type, amount) {
+    if (this.pending) return;
+    this.pending = { id: newId(), type, amount, waiting: false, sent: 0 };
+    this.render();
+    this.send();
+  }
+
+  /** Send the pending action; a network failure keeps it for `resend`. */
+  async send() {
+    const action = this.pending;
+    if (!action || action.inFlight) return;
+    action.inFlight = true;
+    action.sent += 1;
     try {
-      await this.app.api.act(this.tableId, type, amount);
-      this.app.haptic("light");
+      await this.app.api.act(this.tableId, action);
+      this.pending = null;
+      this.app.haptic("tap");
     } catch (err) {
-      toast(err instanceof ApiError ? err.message : String(err));
-    } finally {
-      this.busy = false;
-      await this.refresh();
+      if (err instanceof ApiError && err.code === "network") {
+        action.waiting = true; // the same id goes again when the connection is back
+        action.inFlight = false;
+        clearTimeout(this.retryTimer);
+        if (navigator.onLine) this.retryTimer = setTimeout(() => this.resend(), 1500);
+        this.paintBar();
+        return;
+      }
+      this.pending = null;
+      toast(errorText(err));
+      play("error");
+      this.app.haptic("error");
     }
+    action.inFlight = false;
+    this.render();
+    await this.refresh();
+  }
+
+  /** The connection is back: send what was waiting, with its own id. */
+  resend() {
+    if (this.pending && this.pending.waiting && navigator.onLine) this.send();
   }
 
   /** Leaving mid-hand folds it: that takes a second tap within a few seconds. */
   async leave() {
-    const me = this.view.seats.find((s) => s.seat === this.view.you?.seat);
-    const playing = this.view.hand && this.view.hand.phase !== "settled" && me && me.in_hand;
+    const me = this.mySeat();
+    const hv = this.view.hand;
+    const playing = hv && hv.phase !== "settled" && me && me.in_hand;
     if (playing && !this.leaveArmed) {
       this.leaveArmed = true; // survives re-renders until it times out
       this.render();
@@ -415,10 +592,11 @@ export class TableScreen {
     this.leaveArmed = false;
     try {
       this.view = await this.app.api.leave(this.tableId);
+      this.app.me = await this.app.api.me().catch(() => this.app.me);
       this.render();
-      toast("You left the table; your chips are back in your wallet.", "info");
+      toast(t("table.left"), "info");
     } catch (err) {
-      toast(err.message);
+      toast(errorText(err));
     }
   }
 
@@ -429,8 +607,9 @@ export class TableScreen {
       const deadline = Number(el.dataset.deadline);
       if (!deadline) { el.textContent = ""; continue; }
       const left = Math.max(0, Math.ceil(deadline - now));
-      el.textContent = `${left}s`;
-      el.classList.toggle("urgent", left <= 5);
+      el.textContent = seconds(left);
+      el.dataset.left = left;
+      el.classList.toggle("urgent", left <= 5 && !el.closest(".explain")); // turns, not pauses
     }
   }
 }

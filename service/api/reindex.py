@@ -1,0 +1,44 @@
+"""`svara reindex`: rebuild the lobby and wake indexes and the transfer marks of the deployment
+that REDIS_URL and SVARA_NAMESPACE name, from its streams (a keyspace scan).
+
+For an index lost or damaged by hand; safe while `svara serve` replicas run (each entry is
+written only if its stream is still at the version it was computed from). A deployment from
+before the indexes needs nothing: `svara serve` indexes it once at its first start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from service.api.config import Config, ConfigError
+
+
+def main(argv: list[str]) -> int:
+    if argv:
+        print(f"usage: svara reindex (no arguments)\n\n{__doc__}", file=sys.stderr)
+        return 2
+    try:
+        config = Config.from_env(os.environ)
+    except ConfigError as exc:
+        print(f"svara reindex: {exc}", file=sys.stderr)
+        return 2
+    if not config.redis_url:
+        print("svara reindex: REDIS_URL is not set (the embedded store has nothing to keep)",
+              file=sys.stderr)
+        return 2
+    count = asyncio.run(_reindex(config))
+    print(f"indexed {count} tables and wallets")
+    return 0
+
+
+async def _reindex(config: Config) -> int:
+    from events.store import open_store
+    from service.tables.service import TableService
+
+    store = open_store(config.redis_url)
+    try:
+        return await TableService(store, namespace=config.namespace).rebuild_indexes()
+    finally:
+        await store.close()

@@ -1,0 +1,746 @@
+// fair.js -- the browser's own check of a hand (issue 11): decks, commitments, the hash chain
+// and a whole exported hand, recomputed with WebCrypto (HMAC-SHA256, SHA-256). An ES module
+// with no imports and no DOM use: the audit screen builds on it.
+//
+// It follows the published algorithms (DESIGN.md "Fairness" and "Players' seeds", docs/CHAIN.md)
+// and RULES.md, and gives the same verdicts as `svara verify FILE` (service/verify.py); tests
+// hold it to the DESIGN.md test vectors and to both Python checkers on tampered exports.
+//
+// API (every function is async unless marked; hex strings are lowercase):
+//   deckV1(seedHex, tableId, hand, deal)              -> ["8h", "7s", ...] (32 cards)
+//   deckV2(seedHex, tableId, hand, deal, clientSeeds) -> the v2 deck; clientSeeds {seat: seed}
+//                                                        of the players dealt in ({} for none)
+//   mixOf(clientSeeds)                                -> hex sha256 of "seat:seed" lines
+//   commitmentOf(seedHex)                             -> hex sha256 of the seed's bytes
+//   chainLink(prevHashHex, entry)                     -> the entry's hash, where entry is an
+//        export entry {chain: 1|2, at: "<stored time text>", raw: "<stored bytes>"} (or
+//        raw_b64); chain 1 = sha256(prev || bytes), 2 = sha256(prev || "svara-chain-v2\n" ||
+//        at || "\n" || bytes), prev as its 32 raw bytes
+//   dealHands(deck, players)        (sync)           -> [[c0, cN, c2N], ...] in playing order
+//   score(cards, {jokerPair, natural777}) (sync)     -> the hand's score (RULES.md)
+//   verifyExport(exportJson, pins)                    -> {ok, results, failures, deals}
+//        exportJson: the object GET /api/tables/{id}/hands/{n}/export answers (or its text);
+//        pins (all optional) -- what the page saved earlier, which the export must not
+//        contradict:
+//          {newestHash: {version, hash},     // the newest event hash the page has seen
+//           hashes: {"<version>": hash},     // any other event hashes it kept
+//           commitments: {"<hand>:<deal>": commitment}}  // each deal's full commitment, seen
+//                                                        // before the deal
+//        results: one per check, in this order, [{check, ok, version?, reason?,
+//          chainVersion?}] -- check one of "chain", "pins", "commitment", "seeds", "deck",
+//          "cards", "scores", "winner", "chips" (the first failure's event version and why);
+//          "pins" is there only when pins were given; a pinned version outside the export is
+//          not a contradiction (the result says so in `note`).
+//        failures: every failure [{check, version, reason, chainVersion?}];
+//        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
+//        A file that is not an export (or is damaged beyond reading) throws an Error whose
+//        message names what is wrong.
+
+const ZERO_HASH = "0".repeat(64);
+const V1 = "hmac-sha256-fy-v1";
+const V2 = "hmac-sha256-fy-v2";
+const CHECKS = ["chain", "pins", "commitment", "seeds", "deck", "cards", "scores", "winner",
+  "chips"];
+const VALUES = { 7: 7, 8: 8, 9: 9, T: 10, J: 10, Q: 10, K: 10, A: 11 };
+const JOKER = "7c";
+// the settings the checks read, and their types
+const SETTINGS = { ante: "int", rake_percent: "int", natural_777: "int", joker_pair: "string",
+  svara: "string", svara_join_fee: "string" };
+const encoder = new TextEncoder();
+
+// -- what each event must carry (events/table.py; "?": may be left out) -------------------------
+
+const SEAT_FIELDS = { seat: "int", user_id: "int" };
+const SCHEMA = {
+  table_created: { table_id: "str", settings: "dict", created_by: "int", next_commitment: "str?" },
+  seed_drawn: { commitment: "str", seed: "str" },
+  client_seed_set: { ...SEAT_FIELDS, client_seed: "str" },
+  player_seated: { ...SEAT_FIELDS, name: "str", buy_in: "int" },
+  player_left: { ...SEAT_FIELDS, cashed_out: "int" },
+  hand_started: { number: "int", dealer: "int", participants: "ints", commitment: "str",
+    seed: "str?", algorithm: "str?" },
+  antes_paid: { ante: "int", seats: "ints", pot: "int" },
+  cards_dealt: { deal: "int", cards: "hands", algorithm: "str?", client_seeds: "seeds?",
+    mix: "str?" },
+  blind_placed: { ...SEAT_FIELDS, amount: "int" },
+  passed: SEAT_FIELDS,
+  looked: { ...SEAT_FIELDS, cards: "cards" },
+  called: { ...SEAT_FIELDS, amount: "int", level: "int" },
+  raised: { ...SEAT_FIELDS, amount: "int", level: "int" },
+  folded: { ...SEAT_FIELDS, left: "bool?" },
+  turn_deadline_set: { seat: "int" },
+  timed_out: { ...SEAT_FIELDS, action: "str" },
+  showdown: { deal: "int", hands: "shown" },
+  svara_started: { tied: "ints", fee: "int", eligible: "ints", pot: "int",
+    next_commitment: "str?" },
+  svara_joined: { ...SEAT_FIELDS, fee: "int" },
+  svara_skipped: SEAT_FIELDS,
+  svara_deal_started: { deal: "int", participants: "ints", commitment: "str", seed: "str?" },
+  hand_settled: { number: "int", winners: "ints", amounts: "amounts", pot: "int", rake: "int",
+    reason: "str", seeds: "deal_seeds", next_commitment: "str?" },
+  sat_out: SEAT_FIELDS,
+  returned: SEAT_FIELDS,
+};
+const CARD = /^[789TJQKA][cdhs]$/;
+const isInt = (v) => Number.isInteger(v) && Math.abs(v) < 2 ** 53;
+const isDict = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isCards = (v) => Array.isArray(v) && v.length === 3
+  && v.every((c) => typeof c === "string" && CARD.test(c));
+const isSeatKey = (k) => /^[0-9]{1,3}$/.test(k);
+const KINDS = {
+  int: isInt,
+  str: (v) => typeof v === "string",
+  bool: (v) => typeof v === "boolean",
+  dict: isDict,
+  ints: (v) => Array.isArray(v) && v.every(isInt),
+  cards: isCards,
+  hands: (v) => isDict(v) && Object.entries(v).every(([k, c]) => isSeatKey(k) && isCards(c)),
+  seeds: (v) => v === null
+    || (isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && typeof x === "string")),
+  shown: (v) => isDict(v) && Object.entries(v).every(([k, h]) => isSeatKey(k) && isDict(h)
+    && isCards(h.cards) && isInt(h.score)),
+  amounts: (v) => isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && isInt(x)),
+  deal_seeds: (v) => Array.isArray(v) && v.every((x) => isDict(x) && isInt(x.deal)
+    && typeof x.commitment === "string" && typeof x.seed === "string"),
+};
+
+function malformedFields(event) {
+  const schema = SCHEMA[event.type];
+  if (!schema) return `unknown event type ${JSON.stringify(event.type)}`;
+  for (const [name, kind] of Object.entries(schema)) {
+    const optional = kind.endsWith("?");
+    if (!(name in event)) {
+      if (!optional) return `\`${name}\` is missing`;
+      continue;
+    }
+    if (!KINDS[kind.replace("?", "")](event[name])) {
+      return `\`${name}\` is not what a ${event.type} carries`;
+    }
+  }
+  return "";
+}
+
+// -- bytes ------------------------------------------------------------------------------------
+
+function hexToBytes(hex) {
+  if (typeof hex !== "string" || hex.length % 2 || /[^0-9a-fA-F]/.test(hex)) {
+    throw new Error("not hex");
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.substr(2 * i, 2), 16);
+  return out;
+}
+
+function bytesToHex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+async function sha256(bytes) {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+function entryBytes(entry) {
+  if (typeof entry.raw === "string") return encoder.encode(entry.raw);
+  if (typeof entry.raw_b64 === "string") {
+    return Uint8Array.from(atob(entry.raw_b64), (c) => c.charCodeAt(0));
+  }
+  throw new Error(`entry ${entry.version}: missing raw`);
+}
+
+// -- the published algorithms -------------------------------------------------------------------
+
+export async function commitmentOf(seedHex) {
+  return bytesToHex(await sha256(hexToBytes(seedHex)));
+}
+
+function seatsOf(clientSeeds) {
+  return Object.keys(clientSeeds || {}).map(Number).sort((a, b) => a - b);
+}
+
+export async function mixOf(clientSeeds) {
+  const lines = seatsOf(clientSeeds).map((seat) => `${seat}:${clientSeeds[seat]}`);
+  return bytesToHex(await sha256(encoder.encode(lines.join("\n"))));
+}
+
+async function shuffle(seedHex, prefix) {
+  const seed = hexToBytes(seedHex);
+  if (seed.length !== 32) throw new Error("a seed is 32 bytes");
+  const key = await crypto.subtle.importKey("raw", seed, { name: "HMAC", hash: "SHA-256" },
+    false, ["sign"]);
+  const deck = [];
+  for (const rank of "789TJQKA") for (const suit of "cdhs") deck.push(rank + suit);
+  let words = [];
+  let block = 0;
+  for (let i = 31; i >= 1; i--) {
+    const n = i + 1;
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    let x;
+    for (;;) {
+      if (!words.length) {
+        const mac = new DataView(await crypto.subtle.sign("HMAC", key,
+          encoder.encode(`${prefix}${block}`)));
+        words = Array.from({ length: 8 }, (_, k) => mac.getUint32(4 * k, false));
+        block += 1;
+      }
+      x = words.shift();
+      if (x < limit) break;
+    }
+    const j = x % n;
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+
+export async function deckV1(seedHex, tableId, hand, deal) {
+  return shuffle(seedHex, `${tableId}:${hand}:${deal}:`);
+}
+
+export async function deckV2(seedHex, tableId, hand, deal, clientSeeds) {
+  return shuffle(seedHex, `${tableId}:${hand}:${deal}:${await mixOf(clientSeeds)}:`);
+}
+
+async function deckWithMix(seedHex, tableId, hand, deal, mix) {
+  return shuffle(seedHex, `${tableId}:${hand}:${deal}:${mix}:`);
+}
+
+export function dealHands(deck, players) {
+  return Array.from({ length: players },
+    (_, i) => [deck[i], deck[players + i], deck[2 * players + i]]);
+}
+
+export function score(cards, { jokerPair = "sum", natural777 = 34 } = {}) {
+  const ranks = cards.map((c) => c[0]);
+  const joker = cards.includes(JOKER);
+  const count = (r) => ranks.filter((x) => x === r).length;
+  const found = [];
+  if (count("7") === 3) found.push(joker ? 34 : natural777);
+  else if (new Set(ranks).size === 1) found.push(3 * VALUES[ranks[0]]);
+  if (count("A") >= 2) found.push(22);
+  if (count("7") >= 2) found.push(23);
+  if (joker) {
+    const [a, b] = cards.filter((c) => c !== JOKER);
+    const va = VALUES[a[0]], vb = VALUES[b[0]];
+    if (a[0] === b[0]) found.push(jokerPair === "sum" ? 11 + va + vb : 3 * va);
+    if (a[1] === b[1]) found.push(11 + va + vb);
+    found.push(11 + Math.max(va, vb));
+  } else {
+    const suits = {};
+    for (const c of cards) suits[c[1]] = (suits[c[1]] || 0) + VALUES[c[0]];
+    found.push(Math.max(...Object.values(suits)));
+  }
+  return Math.max(...found);
+}
+
+export async function chainLink(prevHashHex, entry) {
+  const prev = hexToBytes(prevHashHex);
+  const raw = entryBytes(entry);
+  if (entry.chain === 1) return bytesToHex(await sha256(concat(prev, raw)));
+  if (entry.chain === 2) {
+    return bytesToHex(await sha256(concat(prev, encoder.encode(`svara-chain-v2\n${entry.at}\n`),
+      raw)));
+  }
+  throw new Error(`unknown chain version ${entry.chain}`);
+}
+
+// -- an exported hand ----------------------------------------------------------------------------
+
+function need(obj, key, type, where) {
+  if (!obj || typeof obj !== "object" || !(key in obj)) throw new Error(`${where}: missing \`${key}\``);
+  const value = obj[key];
+  const ok = type === "array" ? Array.isArray(value)
+    : type === "int" ? Number.isInteger(value) : typeof value === type;
+  if (!ok) throw new Error(`${where}: \`${key}\` has the wrong type`);
+  return value;
+}
+
+function readEntry(obj, where, withPrev) {
+  const version = need(obj, "version", "int", where);
+  where = `${where} (version ${version})`;
+  if (typeof obj.raw !== "string" && typeof obj.raw_b64 !== "string") {
+    throw new Error(`${where}: missing \`raw\``);
+  }
+  let data = null;
+  try {
+    const parsed = JSON.parse(typeof obj.raw === "string" ? obj.raw
+      : new TextDecoder().decode(entryBytes(obj)));
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed;
+  } catch { data = null; }
+  return {
+    version, type: need(obj, "type", "string", where), at: need(obj, "at", "string", where),
+    chain: need(obj, "chain", "int", where), hash: need(obj, "hash", "string", where),
+    raw: obj.raw, raw_b64: obj.raw_b64,
+    prevHash: withPrev ? need(obj, "prev_hash", "string", where) : null, data,
+  };
+}
+
+function readExport(input) {
+  let doc = input;
+  if (typeof input === "string") {
+    try { doc = JSON.parse(input); } catch (e) { throw new Error(`not JSON: ${e.message}`); }
+  }
+  if (!doc || doc.format !== "svara-hand-export") {
+    throw new Error("not a svara-hand-export file (its `format` is missing or different)");
+  }
+  if (doc.format_version !== 1) {
+    throw new Error(`unknown format_version ${doc.format_version} (this reads 1)`);
+  }
+  const events = need(doc, "events", "array", "the file");
+  if (!events.length) throw new Error("the file: `events` is empty");
+  const seats = need(doc, "seats", "array", "the file");
+  seats.forEach((seat, i) => {
+    need(seat, "seat", "int", `seats[${i}]`);
+    if (seat && typeof seat === "object" && "stack" in seat) need(seat, "stack", "int", `seats[${i}]`);
+  });
+  const context = doc.context === undefined ? [] : doc.context;
+  if (!Array.isArray(context)) throw new Error("the file: `context` is not a list");
+  const settings = need(doc, "settings", "object", "the file");
+  need(settings, "ante", "int", "the file's settings");
+  for (const [key, type] of Object.entries(SETTINGS)) {
+    if (key in settings) need(settings, key, type, "the file's settings");
+  }
+  return {
+    tableId: need(doc, "table_id", "string", "the file"),
+    hand: need(doc, "hand", "int", "the file"),
+    settings,
+    seats, prevHash: need(doc, "prev_hash", "string", "the file"),
+    events: events.map((e, i) => readEntry(e, `events[${i}]`, false)),
+    context: context.map((e, i) => readEntry(e, `context[${i}]`, true)),
+  };
+}
+
+class Findings {
+  constructor() { this.failures = []; }
+  fail(check, version, reason, chainVersion) {
+    const f = { check, version, reason };
+    if (chainVersion !== undefined && chainVersion !== null) f.chainVersion = chainVersion;
+    this.failures.push(f);
+  }
+}
+
+async function badLink(e, prev, floor) {
+  if (e.chain !== 1 && e.chain !== 2) return `unknown chain version ${e.chain}`;
+  if (e.chain < floor) return `chain version went down (v${e.chain} after v${floor})`;
+  let recomputed;
+  try { recomputed = await chainLink(prev, e); } catch { return "the previous hash is not hex"; }
+  if (recomputed !== e.hash) {
+    const what = e.chain === 1 ? "bytes" : "bytes and time";
+    return `the stored hash does not match the event's ${what} (chain v${e.chain})`;
+  }
+  return "";
+}
+
+async function checkChain(x, f) {
+  let prev = x.prevHash, floor = 1, expected = x.events[0].version;
+  let broken = false;
+  for (const e of x.events) {
+    if (e.version !== expected) {
+      f.fail("chain", expected, `events out of order or missing: expected version ${expected}, `
+        + `found ${e.version}`);
+      broken = true;
+      break;
+    }
+    const bad = await badLink(e, prev, floor);
+    if (bad) { f.fail("chain", e.version, bad, e.chain); broken = true; break; }
+    prev = e.hash; floor = e.chain; expected += 1;
+  }
+  for (const e of x.context) {
+    const bad = await badLink(e, e.prevHash, 1);
+    if (bad) f.fail("chain", e.version, `context entry: ${bad}`, e.chain);
+  }
+  const last = x.events[x.events.length - 1];
+  if (last.type !== "hand_settled" || (last.data || {}).number !== x.hand) {
+    f.fail("chain", last.version + 1, `the export ends at version ${last.version} before hand `
+      + `${x.hand} settles (events removed?)`);
+  }
+  return !broken;
+}
+
+function checkPins(x, pins, f) {
+  const notes = [];
+  const byVersion = new Map([...x.context, ...x.events].map((e) => [e.version, e]));
+  const first = x.events[0].version, last = x.events[x.events.length - 1].version;
+  const hashes = { ...(pins.hashes || {}) };
+  if (pins.newestHash && Number.isInteger(pins.newestHash.version)) {
+    hashes[pins.newestHash.version] = pins.newestHash.hash;
+  }
+  for (const key of Object.keys(hashes).map(Number).sort((a, b) => a - b)) {
+    const e = byVersion.get(key);
+    if (e === undefined) {
+      notes.push(`version ${key} is ${key > last ? "after" : "before"} this export (${first}-`
+        + `${last}): not checked here`);
+    } else if (e.hash !== hashes[key]) {
+      f.fail("pins", key, `hash ${e.hash.slice(0, 16)}... differs from the one seen earlier `
+        + `(${String(hashes[key]).slice(0, 16)}...): the log was rewritten`);
+    }
+  }
+  for (const [key, pinned] of Object.entries(pins.commitments || {})) {
+    const [hand, deal] = key.split(":");
+    if (hand !== String(x.hand)) continue;
+    for (const e of x.events) {
+      const d = e.data || {};
+      const isDeal = (e.type === "hand_started" && deal === "1" && d.number === x.hand)
+        || (e.type === "svara_deal_started" && String(d.deal) === deal);
+      if (isDeal && d.commitment !== pinned) {
+        f.fail("pins", e.version, `deal ${deal}'s commitment differs from the one seen before `
+          + "the deal");
+      }
+    }
+  }
+  return notes;
+}
+
+// The hand followed event by event: pot, stacks, folds, seeds in effect, deals (the same checks,
+// versions and order as service/verify.py).
+class Replay {
+  constructor(x, f) {
+    this.x = x; this.f = f;
+    const s = x.settings;
+    this.ante = Number(s.ante || 0);
+    this.rakePercent = Number(s.rake_percent || 0);
+    this.scoring = { jokerPair: s.joker_pair || "sum", natural777: Number(s.natural_777 || 34) };
+    this.svaraRule = s.svara || "play";
+    this.feeRule = s.svara_join_fee || "pot_share";
+    this.stacks = new Map(x.seats.map((seat) => [Number(seat.seat), Number(seat.stack || 0)]));
+    this.clientSeeds = new Map();
+    for (const e of [...x.context].sort((a, b) => a.version - b.version)) {
+      if (e.type === "client_seed_set" && e.data) {
+        this.clientSeeds.set(Number(e.data.seat), String(e.data.client_seed));
+      }
+    }
+    this.deals = new Map();
+    this.published = null; this.drawn = null;
+    this.pot = 0; this.level = 0; this.putIn = new Map(); this.folded = new Set();
+    this.deal = null; this.fee = 0; this.tied = []; this.joined = []; this.showdowns = [];
+    this.seeds = new Map(); this.settled = null;
+  }
+
+  run() {
+    for (const e of this.x.events) {
+      if (!e.data) { this.f.fail("chain", e.version, "the stored bytes are not an event (JSON object)"); continue; }
+      const handler = Object.hasOwn(SCHEMA, e.type) ? this[`on_${e.type}`] : undefined;
+      if (typeof handler !== "function" || e.data.type !== e.type) {
+        this.f.fail("chain", e.version, `unknown event type or one that differs from its bytes: ${e.type}`);
+        continue;
+      }
+      const wrong = malformedFields(e.data);
+      if (wrong) {
+        this.f.fail("chain", e.version, `the event is not well formed: ${wrong}`);
+        continue;
+      }
+      try { handler.call(this, e, e.data); } catch (err) {
+        this.f.fail("chain", e.version, `the event lacks what it must carry (${err.message})`);
+      }
+    }
+  }
+
+  publish(e, d) { if (d.next_commitment) { this.published = e; this.drawn = null; } }
+  pay(e, seat, amount) {
+    if (amount < 0) this.f.fail("chips", e.version, `seat ${seat} pays a negative amount`);
+    this.pot += amount;
+    if (this.stacks.has(seat)) {
+      const left = this.stacks.get(seat) - amount;
+      this.stacks.set(seat, left);
+      if (left < 0) this.f.fail("chips", e.version, `seat ${seat} pays ${amount} with ${left + amount} left`);
+    }
+  }
+
+  on_table_created(e, d) {
+    if (d.table_id !== this.x.tableId) this.f.fail("chain", e.version, "table_created names another table");
+    const stored = d.settings;
+    if (!stored || typeof stored !== "object"
+        || Object.entries(stored).some(([k, v]) => JSON.stringify(this.x.settings[k]) !== JSON.stringify(v))) {
+      this.f.fail("chips", e.version, "the file's settings differ from the table's");
+    }
+    this.publish(e, d);
+  }
+  on_seed_drawn(e) { this.drawn = e; }
+  on_client_seed_set(e, d) { this.clientSeeds.set(Number(d.seat), String(d.client_seed)); }
+  on_player_seated(e, d) {
+    this.stacks.set(Number(d.seat), Number(d.buy_in)); this.clientSeeds.delete(Number(d.seat));
+  }
+  on_player_left(e, d) {
+    const seat = Number(d.seat);
+    if (this.stacks.has(seat) && this.stacks.get(seat) !== d.cashed_out) {
+      this.f.fail("chips", e.version, `seat ${seat} cashes out ${d.cashed_out} but holds ${this.stacks.get(seat)}`);
+    }
+    this.stacks.delete(seat); this.clientSeeds.delete(seat);
+    this.tied = this.tied.filter((s) => s !== seat); this.joined = this.joined.filter((s) => s !== seat);
+  }
+  on_sat_out() {}
+  on_returned() {}
+  on_turn_deadline_set() {}
+  on_passed() {}
+  on_svara_skipped() {}
+
+  newDeal(e, number, participants) {
+    const deal = { deal: number, start: e, participants, published: this.published, drawn: this.drawn, dealt: null };
+    this.published = null; this.drawn = null;
+    this.deals.set(number, deal); this.deal = deal;
+    this.level = 0; this.putIn = new Map(participants.map((s) => [s, 0])); this.folded = new Set();
+    this.tied = []; this.joined = [];
+  }
+  on_hand_started(e, d) {
+    if (d.number !== this.x.hand) {
+      this.f.fail("chain", e.version, `hand ${d.number} starts inside hand ${this.x.hand}'s export`);
+      return;
+    }
+    this.pot = 0;
+    this.newDeal(e, 1, d.participants.map(Number));
+  }
+  on_svara_deal_started(e, d) { this.newDeal(e, Number(d.deal), d.participants.map(Number)); }
+  on_antes_paid(e, d) {
+    if (d.ante !== this.ante) this.f.fail("chips", e.version, `an ante of ${d.ante}; the table's is ${this.ante}`);
+    for (const s of d.seats) this.pay(e, Number(s), Number(d.ante));
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the pot after the antes is ${this.pot}, not ${d.pot}`);
+  }
+  on_cards_dealt(e, d) {
+    const deal = this.deals.get(Number(d.deal));
+    if (!deal) { this.f.fail("deck", e.version, `cards for deal ${d.deal}, which never started`); return; }
+    deal.dealt = e;
+    if ((d.algorithm || V1) === V2) {
+      const named = d.client_seeds || {};
+      const expected = {};
+      for (const s of deal.participants) if (this.clientSeeds.has(s)) expected[s] = this.clientSeeds.get(s);
+      const same = JSON.stringify(seatsOf(named).map((s) => [s, named[s]]))
+        === JSON.stringify(seatsOf(expected).map((s) => [s, expected[s]]));
+      if (!same) {
+        this.f.fail("seeds", e.version, `the players' seeds named at the deal ${JSON.stringify(named)} are not those recorded before it ${JSON.stringify(expected)}`);
+      } else {
+        deal.mixCheck = { e, named, mix: d.mix };
+      }
+    }
+  }
+  on_blind_placed(e, d) {
+    const seat = Number(d.seat), amount = Number(d.amount);
+    if ((this.putIn.get(seat) || 0) !== 0 || (amount <= this.level && this.level > 0)) {
+      this.f.fail("chips", e.version, `a blind of ${amount} from seat ${seat} does not follow the bets before it`);
+    }
+    this.pay(e, seat, amount); this.putIn.set(seat, amount); this.level = amount;
+  }
+  on_looked(e, d) { this.seen(e, Number(d.seat), d.cards, "looks at"); }
+  on_called(e, d) {
+    const seat = Number(d.seat), amount = Number(d.amount), before = this.putIn.get(seat) || 0;
+    if (d.level !== this.level || before + amount !== this.level) {
+      this.f.fail("chips", e.version, `seat ${seat} calls ${amount}: with ${before} in and the level at ${this.level} a call is ${this.level - before}`);
+    }
+    this.pay(e, seat, amount); this.putIn.set(seat, before + amount);
+  }
+  on_raised(e, d) {
+    const seat = Number(d.seat), amount = Number(d.amount), level = Number(d.level);
+    const before = this.putIn.get(seat) || 0;
+    if (level <= this.level || before + amount !== level) {
+      this.f.fail("chips", e.version, `seat ${seat} raises to ${level} paying ${amount} with ${before} in and the level at ${this.level}`);
+    }
+    this.pay(e, seat, amount); this.putIn.set(seat, before + amount); this.level = level;
+  }
+  on_folded(e, d) { this.folded.add(Number(d.seat)); }
+  on_timed_out(e, d) { if (d.action === "fold") this.folded.add(Number(d.seat)); }
+  seen(e, seat, cards, verb) {
+    const dealt = this.deal && this.deal.dealt ? this.deal.dealt.data : null;
+    const given = dealt && dealt.cards ? dealt.cards[String(seat)] : undefined;
+    if (cards != null && (given === undefined || given === null
+        || JSON.stringify(cards) !== JSON.stringify(given))) {
+      this.f.fail("cards", e.version, `seat ${seat} ${verb} ${cards.join(" ")} but was dealt ${given ? given.join(" ") : "nothing"}`);
+    }
+  }
+  on_showdown(e, d) {
+    const hands = new Map(Object.entries(d.hands).map(([s, h]) => [Number(s), h]));
+    for (const [seat, h] of [...hands].sort((a, b) => a[0] - b[0])) {
+      this.seen(e, seat, h.cards, "shows");
+      const right = score(h.cards, this.scoring);
+      if (h.score !== right) {
+        this.f.fail("scores", e.version, `seat ${seat} shows ${h.cards.join(" ")} scored ${h.score}; the rules give ${right}`);
+      }
+    }
+    this.showdowns.push([e, hands]);
+  }
+  best(hands) {
+    const scores = [...hands].map(([s, h]) => [s, score(h.cards, this.scoring)]);
+    const top = Math.max(...scores.map(([, v]) => v));
+    return scores.filter(([, v]) => v === top).map(([s]) => s);
+  }
+  on_svara_started(e, d) {
+    const tied = d.tied.map(Number);
+    if (!this.showdowns.length) {
+      this.f.fail("winner", e.version, "a svara with no showdown before it");
+    } else {
+      const best = this.best(this.showdowns[this.showdowns.length - 1][1]);
+      const same = JSON.stringify([...best].sort((a, b) => a - b)) === JSON.stringify([...tied].sort((a, b) => a - b));
+      if (!same || best.length < 2 || this.svaraRule !== "play") {
+        this.f.fail("winner", e.version, `a svara between ${JSON.stringify(tied)}; the showdown's best are ${JSON.stringify(best)} (svara rule ${this.svaraRule})`);
+      }
+    }
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the svara's pot is ${d.pot}, not ${this.pot}`);
+    const fee = this.feeRule === "ante" ? this.ante : Math.floor(this.pot / Math.max(1, tied.length));
+    if (d.fee !== fee) this.f.fail("chips", e.version, `a join fee of ${d.fee}; the rule gives ${fee}`);
+    this.fee = Number(d.fee); this.tied = tied; this.joined = [];
+    this.publish(e, d);
+  }
+  on_svara_joined(e, d) {
+    const seat = Number(d.seat);
+    if (d.fee !== this.fee) this.f.fail("chips", e.version, `seat ${seat} joins for ${d.fee}; the fee is ${this.fee}`);
+    this.pay(e, seat, Number(d.fee)); this.joined.push(seat);
+  }
+  on_hand_settled(e, d) {
+    if (d.number === this.x.hand) {
+      this.settle(e, d);
+    } else {
+      for (const [seat, amount] of Object.entries(d.amounts)) {
+        if (this.stacks.has(Number(seat))) this.stacks.set(Number(seat), this.stacks.get(Number(seat)) + Number(amount));
+      }
+    }
+    this.publish(e, d);
+  }
+  settle(e, d) {
+    const winners = d.winners.map(Number);
+    const amounts = new Map(Object.entries(d.amounts).map(([k, v]) => [Number(k), Number(v)]));
+    const deal = this.deal;
+    const sorted = (a) => JSON.stringify([...a].sort((p, q) => p - q));
+    let expected = null;
+    if (d.reason === "last_player") {
+      expected = deal ? deal.participants.filter((s) => !this.folded.has(s)) : [];
+    } else if (d.reason === "showdown" || d.reason === "split") {
+      const best = this.showdowns.length ? this.best(this.showdowns[this.showdowns.length - 1][1]) : [];
+      const fits = d.reason === "showdown" ? best.length === 1 : best.length >= 2 && this.svaraRule === "split";
+      expected = fits ? best : null;
+    } else if (d.reason === "svara_walkover") {
+      expected = [...new Set([...this.tied, ...this.joined])];
+    }
+    if (expected === null || sorted(expected) !== sorted(winners)) {
+      this.f.fail("winner", e.version, `winners ${JSON.stringify(winners)} (${d.reason}) do not follow from the hand (the rules give ${JSON.stringify(expected)})`);
+    }
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the settled pot is ${d.pot}; the bets add up to ${this.pot}`);
+    const rake = Math.floor(this.pot * this.rakePercent / 100);
+    const share = Math.floor((this.pot - rake) / Math.max(1, winners.length));
+    const odd = (this.pot - rake) - share * Math.max(1, winners.length);
+    const right = new Map(winners.map((s, i) => [s, share + (i < odd ? 1 : 0)]));
+    const same = amounts.size === right.size && [...right].every(([s, a]) => amounts.get(s) === a);
+    if (d.rake !== rake || !same) {
+      this.f.fail("chips", e.version, `paid ${JSON.stringify(d.amounts)} with rake ${d.rake}; a pot of ${this.pot} pays ${JSON.stringify(Object.fromEntries(right))} with rake ${rake}`);
+    }
+    for (const [seat, amount] of amounts) if (this.stacks.has(seat)) this.stacks.set(seat, this.stacks.get(seat) + amount);
+    this.seeds = new Map((d.seeds || []).map((s) => [Number(s.deal), s]));
+    this.settled = e;
+  }
+
+  // after the hand: mixes, commitments and decks
+  async finish() {
+    const reports = [];
+    for (const deal of this.deals.values()) {
+      if (deal.mixCheck && deal.mixCheck.mix !== await mixOf(deal.mixCheck.named)) {
+        this.f.fail("seeds", deal.mixCheck.e.version, "mix is not the digest of the players' seeds");
+      }
+    }
+    if (!this.settled) return reports;
+    for (const number of [...this.deals.keys()].sort((a, b) => a - b)) {
+      const deal = this.deals.get(number);
+      try {
+        reports.push(await this.checkDeal(deal, this.seeds.get(number)));
+      } catch (err) {
+        this.f.fail("deck", (deal.dealt || deal.start).version,
+          `deal ${number}'s events lack what they must carry (${err.message})`);
+      }
+    }
+    return reports;
+  }
+
+  async checkDeal(deal, revealed) {
+    const settled = this.settled;
+    const start = deal.start.data || {};
+    const dealt = deal.dealt;
+    const committed = start.commitment;
+    const algorithm = dealt ? (dealt.data.algorithm || V1) : V1;
+    const report = { deal: deal.deal, algorithm, commitment: committed, seed: revealed ? revealed.seed : "",
+      clientSeeds: dealt ? dealt.data.client_seeds || {} : {}, mix: dealt ? dealt.data.mix || "" : "",
+      deck: [], cards: dealt ? dealt.data.cards : {} };
+    if (algorithm === V2) {
+      const published = deal.published ? (deal.published.data || {}).next_commitment : undefined;
+      if (published === undefined || published === null) {
+        this.f.fail("commitment", deal.start.version, `deal ${deal.deal} is v2 but no commitment was published before it`);
+      } else if (published !== committed) {
+        this.f.fail("commitment", deal.start.version, `deal ${deal.deal}'s commitment is not the one published at version ${deal.published.version}`);
+      }
+    }
+    let seed = null;
+    if (!revealed) {
+      this.f.fail("commitment", settled.version, `no seed revealed for deal ${deal.deal}`);
+    } else {
+      const seedHex = String(revealed.seed || "");
+      let hashed = null;
+      try { hashed = await commitmentOf(seedHex); seed = seedHex; } catch { seed = null; }
+      if (seed === null || hashed !== committed) {
+        this.f.fail("commitment", settled.version, `the seed revealed for deal ${deal.deal} does not match its commitment`);
+      } else if (revealed.commitment !== committed) {
+        this.f.fail("commitment", settled.version, `deal ${deal.deal}'s revealed commitment differs from the one at the deal`);
+      } else if (start.seed !== undefined && start.seed !== seedHex) {
+        this.f.fail("commitment", deal.start.version, `the seed recorded at deal ${deal.deal} is not the one revealed`);
+      } else if (deal.drawn && (deal.drawn.data || {}).seed !== seedHex) {
+        this.f.fail("commitment", deal.drawn.version, "the seed drawn in advance is not the one revealed");
+      }
+    }
+    if (!dealt) {
+      this.f.fail("deck", deal.start.version, `deal ${deal.deal} has no cards_dealt`);
+      return report;
+    }
+    const d = dealt.data;
+    if (algorithm !== V1 && algorithm !== V2) {
+      this.f.fail("deck", dealt.version, `unknown deck algorithm ${algorithm}`);
+      return report;
+    }
+    if (seed === null || seed.length !== 64) {
+      this.f.fail("deck", dealt.version, "no valid seed to rebuild the deck from");
+      return report;
+    }
+    const order = algorithm === V2
+      ? await deckWithMix(seed, this.x.tableId, this.x.hand, deal.deal, String(d.mix || ""))
+      : await deckV1(seed, this.x.tableId, this.x.hand, deal.deal);
+    report.deck = order;
+    const n = deal.participants.length;
+    const cards = d.cards || {};
+    const seats = Object.keys(cards).map(Number).sort((a, b) => a - b);
+    if (JSON.stringify(seats) !== JSON.stringify([...deal.participants].sort((a, b) => a - b)) || n < 2 || n > 10) {
+      this.f.fail("deck", dealt.version, `cards dealt to seats ${JSON.stringify(seats)}; the deal's players are ${JSON.stringify(deal.participants)}`);
+      return report;
+    }
+    deal.participants.forEach((seat, i) => {
+      const right = [order[i], order[n + i], order[2 * n + i]];
+      const got = cards[String(seat)];
+      if (JSON.stringify(got) !== JSON.stringify(right)) {
+        this.f.fail("deck", dealt.version, `seat ${seat} got ${got.join(" ")}; the ${algorithm} deck puts ${right.join(" ")} there`);
+      }
+    });
+    return report;
+  }
+}
+
+export async function verifyExport(exportJson, pins) {
+  const x = readExport(exportJson);
+  const f = new Findings();
+  await checkChain(x, f);
+  const hasPins = pins && (pins.newestHash || pins.hashes || pins.commitments);
+  const notes = hasPins ? checkPins(x, pins, f) : [];
+  const replay = new Replay(x, f);
+  replay.run();
+  const deals = await replay.finish();
+  const results = [];
+  for (const check of CHECKS) {
+    if (check === "pins" && !hasPins) continue;
+    const mine = f.failures.filter((x_) => x_.check === check);
+    if (!mine.length) {
+      const ok = { check, ok: true };
+      if (check === "pins" && notes.length) ok.note = notes.join("; ");
+      results.push(ok);
+      continue;
+    }
+    const first = mine.reduce((a, b) => ((b.version ?? 0) < (a.version ?? 0) ? b : a));
+    results.push({ ...first, ok: false });
+  }
+  return { ok: f.failures.length === 0, results, failures: f.failures, deals };
+}

@@ -1,0 +1,124 @@
+// The felt: seats around an oval in the order of play (clockwise, you at the bottom, the
+// same in every language: play goes clockwise whichever way the text runs), the pot in the
+// middle with the hand's phase, and the commitment behind an info button.
+//
+// A score is shown only beside cards shown face up on this screen: a score is derived from
+// the cards, so where the cards are hidden so is the score (tests check every score shown
+// against the faces shown).
+import { hand } from "./cards.js";
+import { h, who } from "./dom.js";
+import { DEAL_MS, dealAge } from "./motion.js";
+import { num, t } from "./i18n.js";
+
+const PHASES = { blind: "phase.blind", betting: "phase.betting", svara_join: "phase.svara",
+  settled: "phase.settled" };
+
+/** Where seat `n` sits, in % of the felt: `mine` at the bottom, the next to play on its
+ *  left, and so on clockwise. */
+function place(n, mine, max) {
+  const offset = mine === null ? n : (n - mine + max) % max;
+  const angle = Math.PI / 2 + (2 * Math.PI * offset) / max;
+  const [rx, ry] = max > 6 ? [38, 40] : [37, 33];
+  return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
+}
+
+function tags(s, handView, justWon) {
+  const out = [];
+  if (justWon) out.push(h("span", { class: "tag won" }, t("seat.won")));
+  if (s.sat_out) out.push(h("span", { class: "tag out", dataset: { why: "sat_out" } }, t("seat.sat_out")));
+  else if (s.timed_out) out.push(h("span", { class: "tag warn", dataset: { why: "timed_out" } }, t("seat.timed_out")));
+  else if (s.folded) out.push(h("span", { class: "tag" }, t("seat.folded")));
+  else if (handView && handView.phase !== "settled" && !s.in_hand) {
+    out.push(h("span", { class: "tag" }, t("seat.waiting")));
+  }
+  if (s.blind && !s.folded) out.push(h("span", { class: "tag blind" }, t("seat.blind")));
+  if (s.looked && !s.folded && handView?.phase !== "settled") {
+    out.push(h("span", { class: "tag" }, t("seat.looked")));
+  }
+  return out;
+}
+
+/** One seat. `deal` animates its cards in when the deal is new. */
+function seatEl(s, v, { isMe, pos, deal, winners }) {
+  const hv = v.hand;
+  const live = hv && hv.phase !== "settled";
+  const turn = live && hv.turn === s.seat;
+  const classes = ["seat"];
+  if (isMe) classes.push("me");
+  if (turn) classes.push("turn");
+  if (s.folded) classes.push("folded");
+  if (live && !s.in_hand && !s.folded) classes.push("out");
+  // where the chips it put in sit: between the seat and the pot
+  classes.push(pos.x > 66 ? "east" : pos.x < 34 ? "west" : pos.y < 50 ? "north" : "south");
+  const justWon = hv?.phase === "settled" && winners.has(s.seat);
+  if (justWon) classes.push("won");
+  if (hv?.phase === "svara_join" && hv.svara?.tied.includes(s.seat)) classes.push("tied");
+  const dealtIn = Boolean(hv) && (s.in_hand || s.folded);
+  const showCards = s.cards && s.cards.length;
+  const cards = hand(showCards ? s.cards : null, {
+    dealt: dealtIn && !s.folded && hv.phase !== "settled", deal: deal && dealtIn ? deal : null });
+  // --dx/--dy: from this seat to the middle of the felt, where the deal starts
+  const style = { left: `${pos.x}%`, top: `${pos.y}%`,
+    "--dx": `${((50 - pos.x) * 1).toFixed(1)}cqw`, "--dy": `${((50 - pos.y) * 1).toFixed(1)}cqh` };
+  return h("div", { class: classes.join(" "), style, dataset: { seat: s.seat } },
+    hv && hv.dealer === s.seat
+      ? h("span", { class: "dealer", title: t("seat.dealer"), "aria-label": t("seat.dealer") },
+        t("seat.dealer_badge")) : null,
+    h("div", { class: "name" }, who(s.name)),
+    h("div", { class: "stack", dataset: { stack: s.stack } }, num(s.stack)),
+    cards && h("div", { class: "seat-cards" }, cards),
+    showCards && !isMe && !turn && s.score !== null && s.score !== undefined
+      ? h("div", { class: "score", dataset: { scoreSeat: s.seat }, title: t("seat.score") },
+        num(s.score)) : null,
+    h("div", { class: "tags" }, tags(s, hv, justWon)),
+    s.put_in && live ? h("div", { class: "put", title: t("seat.put_in") }, num(s.put_in)) : null,
+    turn ? h("div", { class: "clock seat-clock", dataset: { deadline: hv.deadline ?? "" } }) : null);
+}
+
+/**
+ * The felt for view `v`. `dealKey` is set when this deal was seen being dealt (animate it);
+ * `onInfo` opens the commitment.
+ */
+export function felt(v, { dealKey = null, onInfo }) {
+  const hv = v.hand;
+  const max = (v.settings && v.settings.max_seats) || Math.max(2, v.seats.length);
+  const mine = v.you?.seat ?? null;
+  const bySeat = new Map(v.seats.map((s) => [s.seat, s]));
+  const winners = new Set(hv?.result?.winner_seats || []);
+  const age = dealKey ? dealAge(dealKey) : Infinity;
+  const dealing = age < DEAL_MS + 400;
+  // Cards go out one at a time, clockwise from the dealer's left, three rounds.
+  const order = [];
+  if (hv) {
+    for (let i = 1; i <= max; i++) {
+      const seat = bySeat.get((hv.dealer + i) % max);
+      if (seat && (seat.in_hand || seat.folded)) order.push(seat.seat);
+    }
+  }
+  const step = order.length ? DEAL_MS / (3 * order.length) : 0;
+  const spots = [];
+  for (let n = 0; n < max; n++) {
+    const pos = place(n, mine, max);
+    const seat = bySeat.get(n);
+    if (!seat) {
+      spots.push(h("div", { class: "seat empty", style: { left: `${pos.x}%`, top: `${pos.y}%` } },
+        t("seat.empty")));
+      continue;
+    }
+    const deal = dealing ? { age, order: order.indexOf(n), count: order.length, step } : null;
+    spots.push(seatEl(seat, v, { isMe: n === mine, pos, deal, winners }));
+  }
+  const center = h("div", { class: "felt-center" },
+    hv ? [
+      h("div", { class: "pot", id: "pot" }, h("small", {}, t("felt.pot")),
+        h("strong", { dataset: { pot: hv.pot } }, num(hv.pot))),
+      h("div", { class: "phase", id: "phase" }, t(PHASES[hv.phase] || "phase.settled")),
+      h("div", { class: "hand-no" },
+        h("span", {}, hv.deal > 1 ? t("felt.hand_svara", { number: hv.number })
+          : t("felt.hand", { number: hv.number })),
+        h("button", { type: "button", class: "info", dataset: { action: "info" },
+          "aria-label": t("fair.button"), title: t("fair.button"), onclick: onInfo },
+        h("span", { "aria-hidden": "true" }, "i"))),
+    ] : h("div", { class: "phase", id: "phase" }, t("felt.waiting")));
+  return h("div", { class: max > 6 ? "felt many" : "felt", id: "felt" }, center, spots);
+}

@@ -1,0 +1,979 @@
+"""`svara verify FILE`: check an exported hand with no server, no Redis and no project code.
+
+The file is what `GET /api/tables/{id}/hands/{n}/export` and `svara audit TABLE HAND --export
+FILE` write (its format: docs/FAIRNESS.md, "The export file"). This module re-implements
+from the published rules alone -- DESIGN.md "Fairness" (decks v1 and v2), docs/CHAIN.md (the
+hash chain, versions 1 and 2) and RULES.md (scores, settlement) -- using nothing but the
+standard library. It deliberately shares no code with the server (`service.game`,
+`events.store.chain`, `service.tables.audit`): a verifier that called the server's own deck or
+scoring functions would repeat a bug in them instead of catching it. Tests hold the two
+implementations to each other: the same verdict on hundreds of played hands, the same check
+and version on every kind of tampering, and the same score for all 4960 hands under every
+scoring variant. It is one file on purpose: anyone can read it, or copy it and run
+`python verify.py FILE`.
+
+Checks (each failure names the check, the event version and the reason):
+- `chain`     every link hash_v = sha256(raw(hash_{v-1}) || [v2: "svara-chain-v2\\n" at "\\n"]
+              || bytes), versions consecutive, chain version never going down, the hand
+              complete (from the event that published its first commitment to its settlement);
+- `pins`      hashes and commitments the caller saw earlier (`--pin`, `--commitment`) agree;
+- `commitment` each revealed seed hashes to the commitment restated at its deal and (v2) to
+              the one published before the players' seeds were final;
+- `seeds`     (v2) the players' seeds named at a deal are those recorded before it, and `mix`
+              is their digest;
+- `deck`      every dealt card is where the deck (v1 or v2) puts it;
+- `cards`     every card looked at or shown is the one dealt;
+- `scores`    every shown score follows from the cards and the table's scoring options;
+- `winner`    the svara's tied players and the winners follow from the scores and folds;
+- `chips`     antes, bets and fees add up to the pot, the payout and rake to the pot, and no
+              stack goes below zero.
+Exit status: 0 every check passed, 1 a check failed, 2 the file is malformed.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import struct
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = "svara-hand-export"
+ZERO_HASH = "0" * 64
+V1_DECK = "hmac-sha256-fy-v1"
+V2_DECK = "hmac-sha256-fy-v2"
+CHECKS = (
+    "chain", "pins", "commitment", "seeds", "deck", "cards", "scores", "winner", "chips"
+)  # fmt: skip
+JOKER = "7c"
+VALUES = {"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
+
+JSON = dict[str, Any]
+
+
+class Malformed(ValueError):
+    """The file is not an export this verifier can read (exit status 2)."""
+
+
+# -- the published algorithms, written out plainly ---------------------------------------------
+
+
+def chain_link(chain: int, prev_hash: str, at: str, raw: bytes) -> str:
+    """docs/CHAIN.md: version 1 hashes the bytes, version 2 also the time text."""
+    prev = bytes.fromhex(prev_hash)
+    if chain == 1:
+        return hashlib.sha256(prev + raw).hexdigest()
+    if chain == 2:
+        return hashlib.sha256(prev + b"svara-chain-v2\n" + at.encode() + b"\n" + raw).hexdigest()
+    raise ValueError(f"unknown chain version {chain}")
+
+
+def mix_of(client_seeds: Mapping[int, str]) -> str:
+    lines = [f"{seat}:{client_seeds[seat]}" for seat in sorted(client_seeds)]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def deck(seed: bytes, table_id: str, hand: int, deal: int, mix: str | None = None) -> list[str]:
+    """DESIGN.md: Fisher-Yates over the canonical order, driven by HMAC-SHA256 words (v2 when
+    `mix` is given)."""
+    cards = [rank + suit for rank in "789TJQKA" for suit in "cdhs"]
+    words: list[int] = []
+    block = 0
+    for i in range(31, 0, -1):
+        while True:
+            if not words:
+                middle = f"{mix}:" if mix is not None else ""
+                message = f"{table_id}:{hand}:{deal}:{middle}{block}".encode()
+                digest = hmac.new(seed, message, hashlib.sha256).digest()
+                words = list(struct.unpack(">8I", digest))
+                block += 1
+            x = words.pop(0)
+            if x < 2**32 - (2**32 % (i + 1)):
+                break
+        j = x % (i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def score(cards: Sequence[str], joker_pair: str = "sum", natural_777: int = 34) -> int:
+    """RULES.md "Hand score": the largest value among the rows the hand contains."""
+    ranks = [c[0] for c in cards]
+    joker = JOKER in cards
+    found = []
+    if ranks.count("7") == 3:
+        found.append(34 if joker else natural_777)  # row 1 (the joker's three) / variant
+    elif len(set(ranks)) == 1:
+        found.append(3 * VALUES[ranks[0]])  # row 2
+    if ranks.count("A") >= 2:
+        found.append(22)  # row 4
+    if ranks.count("7") >= 2:
+        found.append(23)  # row 5
+    if joker:
+        a, b = [c for c in cards if c != JOKER]
+        if a[0] == b[0]:  # row 3
+            found.append(11 + VALUES[a[0]] * 2 if joker_pair == "sum" else 3 * VALUES[a[0]])
+        if a[1] == b[1]:
+            found.append(11 + VALUES[a[0]] + VALUES[b[0]])  # row 6
+        found.append(11 + max(VALUES[a[0]], VALUES[b[0]]))  # row 7
+    else:
+        suits: dict[str, int] = {}
+        for c in cards:
+            suits[c[1]] = suits.get(c[1], 0) + VALUES[c[0]]
+        found.append(max(suits.values()))  # row 8
+    return max(found)
+
+
+# -- what each event must carry (events/table.py; "?": may be left out) --------------------------
+
+_SEAT_FIELDS = {"seat": "int", "user_id": "int"}
+SCHEMA: dict[str, dict[str, str]] = {
+    "table_created": {"table_id": "str", "settings": "dict", "created_by": "int",
+                      "next_commitment": "str?"},
+    "seed_drawn": {"commitment": "str", "seed": "str"},
+    "client_seed_set": {**_SEAT_FIELDS, "client_seed": "str"},
+    "player_seated": {**_SEAT_FIELDS, "name": "str", "buy_in": "int"},
+    "player_left": {**_SEAT_FIELDS, "cashed_out": "int"},
+    "hand_started": {"number": "int", "dealer": "int", "participants": "ints",
+                     "commitment": "str", "seed": "str?", "algorithm": "str?"},
+    "antes_paid": {"ante": "int", "seats": "ints", "pot": "int"},
+    "cards_dealt": {"deal": "int", "cards": "hands", "algorithm": "str?",
+                    "client_seeds": "seeds?", "mix": "str?"},
+    "blind_placed": {**_SEAT_FIELDS, "amount": "int"},
+    "passed": _SEAT_FIELDS,
+    "looked": {**_SEAT_FIELDS, "cards": "cards"},
+    "called": {**_SEAT_FIELDS, "amount": "int", "level": "int"},
+    "raised": {**_SEAT_FIELDS, "amount": "int", "level": "int"},
+    "folded": {**_SEAT_FIELDS, "left": "bool?"},
+    "turn_deadline_set": {"seat": "int"},
+    "timed_out": {**_SEAT_FIELDS, "action": "str"},
+    "showdown": {"deal": "int", "hands": "shown"},
+    "svara_started": {"tied": "ints", "fee": "int", "eligible": "ints", "pot": "int",
+                      "next_commitment": "str?"},
+    "svara_joined": {**_SEAT_FIELDS, "fee": "int"},
+    "svara_skipped": _SEAT_FIELDS,
+    "svara_deal_started": {"deal": "int", "participants": "ints", "commitment": "str",
+                           "seed": "str?"},
+    "hand_settled": {"number": "int", "winners": "ints", "amounts": "amounts", "pot": "int",
+                     "rake": "int", "reason": "str", "seeds": "deal_seeds",
+                     "next_commitment": "str?"},
+    "sat_out": _SEAT_FIELDS,
+    "returned": _SEAT_FIELDS,
+}  # fmt: skip
+_CARD = frozenset(r + s for r in "789TJQKA" for s in "cdhs")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and abs(v) < 2**53
+
+
+def _is_cards(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 3 and all(isinstance(c, str) and c in _CARD
+                                                       for c in v)  # fmt: skip
+
+
+def _is_seat_key(k: str) -> bool:
+    return k.isdigit() and len(k) < 4
+
+
+_KINDS: dict[str, Callable[[Any], bool]] = {
+    "int": _is_int,
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "dict": lambda v: isinstance(v, dict),
+    "ints": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
+    "cards": _is_cards,
+    "hands": lambda v: isinstance(v, dict) and all(_is_seat_key(k) and _is_cards(c)
+                                                   for k, c in v.items()),
+    "seeds": lambda v: v is None or (isinstance(v, dict) and all(
+        _is_seat_key(k) and isinstance(x, str) for k, x in v.items())),
+    "shown": lambda v: isinstance(v, dict) and all(
+        _is_seat_key(k) and isinstance(h, dict) and _is_cards(h.get("cards"))
+        and _is_int(h.get("score")) for k, h in v.items()),
+    "amounts": lambda v: isinstance(v, dict) and all(_is_seat_key(k) and _is_int(x)
+                                                     for k, x in v.items()),
+    "deal_seeds": lambda v: isinstance(v, list) and all(
+        isinstance(x, dict) and _is_int(x.get("deal")) and isinstance(x.get("commitment"), str)
+        and isinstance(x.get("seed"), str) for x in v),
+}  # fmt: skip
+
+
+def malformed_fields(event: JSON) -> str:
+    """What is wrong with an event's fields for its type ("" when nothing)."""
+    schema = SCHEMA.get(str(event.get("type")))
+    if schema is None:
+        return f"unknown event type {event.get('type')!r}"
+    for name, kind in schema.items():
+        optional = kind.endswith("?")
+        if name not in event:
+            if not optional:
+                return f"`{name}` is missing"
+            continue
+        if not _KINDS[kind.rstrip("?")](event[name]):
+            return f"`{name}` is not what a {event['type']} carries"
+    return ""
+
+
+# -- the file ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Entry:
+    version: int
+    type: str
+    at: str
+    chain: int
+    hash: str
+    raw: bytes
+    prev_hash: str | None = None  # context entries carry their own link
+    data: JSON | None = None  # the decoded event (None: the bytes are no JSON object)
+
+
+@dataclass
+class Export:
+    table_id: str
+    hand: int
+    settings: JSON
+    seats: list[JSON]
+    prev_hash: str
+    events: list[Entry]
+    context: list[Entry]
+
+
+def _need(obj: Any, key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if not isinstance(obj, dict) or key not in obj:
+        raise Malformed(f"{where}: missing `{key}`")
+    value = obj[key]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise Malformed(f"{where}: `{key}` has the wrong type")
+    return value
+
+
+def _entry(obj: Any, where: str, with_prev: bool) -> Entry:
+    version = _need(obj, "version", int, where)
+    where = f"{where} (version {version})"
+    if "raw" in obj:
+        raw = _need(obj, "raw", str, where).encode("utf-8", errors="surrogatepass")
+    elif "raw_b64" in obj:
+        try:
+            raw = base64.b64decode(_need(obj, "raw_b64", str, where), validate=True)
+        except ValueError as exc:
+            raise Malformed(f"{where}: `raw_b64` is not base64") from exc
+    else:
+        raise Malformed(f"{where}: missing `raw`")
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    entry = Entry(
+        version=version,
+        type=_need(obj, "type", str, where),
+        at=_need(obj, "at", str, where),
+        chain=_need(obj, "chain", int, where),
+        hash=_need(obj, "hash", str, where),
+        raw=raw,
+        prev_hash=_need(obj, "prev_hash", str, where) if with_prev else None,
+        data=data if isinstance(data, dict) else None,
+    )
+    return entry
+
+
+# the settings the checks read, and their types
+_SETTINGS: dict[str, type] = {
+    "ante": int, "rake_percent": int, "natural_777": int, "joker_pair": str, "svara": str,
+    "svara_join_fee": str,
+}  # fmt: skip
+
+
+def load(text: str | bytes) -> Export:
+    """Parse an export file; Malformed names what is wrong with it."""
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise Malformed(f"not JSON: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise Malformed(f"not a {FORMAT} file (its `format` is missing or different)")
+    if doc.get("format_version") != 1:
+        raise Malformed(f"unknown format_version {doc.get('format_version')!r} (this reads 1)")
+    events = _need(doc, "events", list, "the file")
+    context = doc.get("context", [])
+    if not isinstance(context, list):
+        raise Malformed("the file: `context` is not a list")
+    if not events:
+        raise Malformed("the file: `events` is empty")
+    seats = _need(doc, "seats", list, "the file")
+    for i, s in enumerate(seats):
+        _need(s, "seat", int, f"seats[{i}]")
+        if "stack" in s:
+            _need(s, "stack", int, f"seats[{i}]")
+    settings = _need(doc, "settings", dict, "the file")
+    _need(settings, "ante", int, "the file's settings")
+    for key, kind in _SETTINGS.items():
+        if key in settings:
+            _need(settings, key, kind, "the file's settings")
+    return Export(
+        table_id=_need(doc, "table_id", str, "the file"),
+        hand=_need(doc, "hand", int, "the file"),
+        settings=settings,
+        seats=seats,
+        prev_hash=_need(doc, "prev_hash", str, "the file"),
+        events=[_entry(e, f"events[{i}]", False) for i, e in enumerate(events)],
+        context=[_entry(e, f"context[{i}]", True) for i, e in enumerate(context)],
+    )
+
+
+# -- the checks --------------------------------------------------------------------------------
+
+
+@dataclass
+class Failure:
+    check: str
+    version: int | None
+    reason: str
+    chain_version: int | None = None  # the failing entry's chain version, when one is named
+
+
+@dataclass
+class Report:
+    failures: list[Failure] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the readable account of the hand
+    ran: set[str] = field(default_factory=set)
+
+    def fail(self, check: str, version: int | None, reason: str, chain: int | None = None) -> None:
+        self.failures.append(Failure(check, version, reason, chain))
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def results(self) -> list[JSON]:
+        """One result per check: {check, ok, version?, reason?} (the first failure)."""
+        out: list[JSON] = []
+        for check in CHECKS:
+            if check not in self.ran:
+                continue
+            mine = [f for f in self.failures if f.check == check]
+            first = min(mine, key=lambda f: f.version or 0) if mine else None
+            item: JSON = {"check": check, "ok": first is None}
+            if first is not None:
+                item.update(version=first.version, reason=first.reason)
+                if first.chain_version is not None:
+                    item["chain_version"] = first.chain_version
+            out.append(item)
+        return out
+
+
+@dataclass
+class _Deal:
+    deal: int
+    start: Entry  # hand_started / svara_deal_started
+    participants: list[int]
+    published: Entry | None = None  # v2: the event with its next_commitment
+    drawn: Entry | None = None  # v2: the seed_drawn after it
+    dealt: Entry | None = None
+
+
+def verify(export: Export, pins: Mapping[str, Any] | None = None) -> Report:
+    """Every check on `export`; `pins`: {"hashes": {version: hash}, "commitments":
+    {"<hand>:<deal>": commitment}} saved by whoever checks (a contradiction fails `pins`)."""
+    report = Report()
+    report.ran.update(CHECKS if pins else [c for c in CHECKS if c != "pins"])
+    _check_chain(export, report)
+    if pins:
+        _check_pins(export, pins, report)
+    _Replay(export, report).run()
+    return report
+
+
+def _check_chain(export: Export, report: Report) -> None:
+    prev, floor = export.prev_hash, 1
+    expected = export.events[0].version
+    for e in export.events:
+        if e.version != expected:
+            report.fail("chain", expected, f"events out of order or missing: expected version "
+                        f"{expected}, found {e.version}")  # fmt: skip
+            return
+        bad = _bad_link(e, prev, floor)
+        if bad:
+            report.fail("chain", e.version, bad, e.chain)
+            return
+        prev, floor, expected = e.hash, e.chain, expected + 1
+    for e in export.context:
+        assert e.prev_hash is not None
+        bad = _bad_link(e, e.prev_hash, 1)
+        if bad:
+            report.fail("chain", e.version, f"context entry: {bad}", e.chain)
+    last = export.events[-1]
+    data = last.data or {}
+    if last.type != "hand_settled" or data.get("number") != export.hand:
+        report.fail("chain", last.version + 1, f"the export ends at version {last.version} "
+                    f"before hand {export.hand} settles (events removed?)")  # fmt: skip
+
+
+def _bad_link(e: Entry, prev: str, floor: int) -> str:
+    if e.chain not in (1, 2):
+        return f"unknown chain version {e.chain}"
+    if e.chain < floor:
+        return f"chain version went down (v{e.chain} after v{floor})"
+    try:
+        recomputed = chain_link(e.chain, prev, e.at, e.raw)
+    except ValueError:
+        return "the previous hash is not hex"
+    if recomputed != e.hash:
+        what = "bytes" if e.chain == 1 else "bytes and time"
+        return f"the stored hash does not match the event's {what} (chain v{e.chain})"
+    return ""
+
+
+def _check_pins(export: Export, pins: Mapping[str, Any], report: Report) -> None:
+    by_version = {e.version: e for e in [*export.context, *export.events]}
+    hashes = pins.get("hashes") or {}
+    for key, pinned in sorted(hashes.items(), key=lambda kv: int(kv[0])):
+        e = by_version.get(int(key))
+        if e is not None and e.hash != pinned:
+            report.fail("pins", e.version, f"hash {e.hash[:16]}... differs from the one seen "
+                        f"earlier ({str(pinned)[:16]}...): the log was rewritten")  # fmt: skip
+    commitments = pins.get("commitments") or {}
+    for key, pinned in commitments.items():
+        hand, _, deal = str(key).partition(":")
+        if hand != str(export.hand):
+            continue
+        for e in export.events:
+            d = e.data or {}
+            number = d.get("number") if e.type == "hand_started" else None
+            is_deal = (e.type == "hand_started" and deal == "1" and number == export.hand) or (
+                e.type == "svara_deal_started" and str(d.get("deal")) == deal
+            )
+            if is_deal and d.get("commitment") != pinned:
+                report.fail("pins", e.version, f"deal {deal}'s commitment differs from the one "
+                            "seen before the deal")  # fmt: skip
+
+
+class _Replay:
+    """The hand followed event by event: pot, stacks, folds, seeds in effect, deals."""
+
+    def __init__(self, export: Export, report: Report) -> None:
+        self.x = export
+        self.r = report
+        s = export.settings
+        self.ante = int(s.get("ante", 0))
+        self.rake_percent = int(s.get("rake_percent", 0))
+        self.joker_pair = str(s.get("joker_pair", "sum"))
+        self.natural_777 = int(s.get("natural_777", 34))
+        self.svara_rule = str(s.get("svara", "play"))
+        self.fee_rule = str(s.get("svara_join_fee", "pot_share"))
+        self.names = {int(x["seat"]): str(x.get("name", f"seat {x['seat']}")) for x in
+                      export.seats}  # fmt: skip
+        self.stacks = {int(x["seat"]): int(x.get("stack", 0)) for x in export.seats}
+        # The seeds in effect before the export's first event: the stored events that set
+        # them (the file's `context`), not the seats' summary.
+        self.client_seeds: dict[int, str] = {}
+        for e in sorted(export.context, key=lambda e: e.version):
+            if e.type == "client_seed_set" and e.data is not None:
+                self.client_seeds[int(e.data["seat"])] = str(e.data["client_seed"])
+        self.deals: dict[int, _Deal] = {}
+        self.published: Entry | None = None  # the last event publishing a next_commitment
+        self.publisher_of_next: Entry | None = None
+        self.drawn: Entry | None = None
+        self.in_hand = False
+        self.pot = 0
+        self.level = 0
+        self.put_in: dict[int, int] = {}
+        self.folded: set[int] = set()
+        self.deal: _Deal | None = None
+        self.fee = 0
+        self.tied: list[int] = []
+        self.joined: list[int] = []
+        self.showdowns: list[tuple[Entry, dict[int, JSON]]] = []
+        self.seeds: dict[int, JSON] = {}  # deal -> the seed its settlement revealed
+        self.settled: Entry | None = None
+
+    def say(self, e: Entry, text: str) -> None:
+        self.r.lines.append(f"v{e.version:<5} {text}")
+
+    def who(self, seat: Any) -> str:
+        return f"{self.names.get(int(seat), 'seat')} (seat {seat})"
+
+    def run(self) -> None:
+        handlers: dict[str, Callable[[Entry, JSON], None]] = {
+            "table_created": self.table_created, "seed_drawn": self.seed_drawn,
+            "client_seed_set": self.client_seed_set, "player_seated": self.player_seated,
+            "player_left": self.player_left, "hand_started": self.hand_started,
+            "antes_paid": self.antes_paid, "cards_dealt": self.cards_dealt,
+            "blind_placed": self.blind_placed, "passed": self.passed, "looked": self.looked,
+            "called": self.called, "raised": self.raised, "folded": self.folded_,
+            "timed_out": self.timed_out, "showdown": self.showdown,
+            "svara_started": self.svara_started, "svara_joined": self.svara_joined,
+            "svara_skipped": self.svara_skipped, "svara_deal_started": self.svara_deal_started,
+            "hand_settled": self.hand_settled, "sat_out": self.sat_out,
+            "returned": self.returned, "turn_deadline_set": self.turn_deadline_set,
+        }  # fmt: skip
+        for e in self.x.events:
+            if e.data is None:
+                self.r.fail("chain", e.version, "the stored bytes are not an event (JSON object)")
+                continue
+            handler = handlers.get(e.type)
+            if handler is None or e.data.get("type") != e.type:
+                self.r.fail("chain", e.version, f"unknown event type or one that differs from "
+                            f"its bytes: {e.type!r}")  # fmt: skip
+                continue
+            wrong = malformed_fields(e.data)
+            if wrong:
+                self.r.fail("chain", e.version, f"the event is not well formed: {wrong}")
+                continue
+            try:
+                handler(e, e.data)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                self.r.fail("chain", e.version, f"the event lacks what it must carry ({exc!r})")
+        self.check_deals()
+
+    # -- between hands --------------------------------------------------------------------
+
+    def table_created(self, e: Entry, d: JSON) -> None:
+        if d.get("table_id") != self.x.table_id:
+            self.r.fail("chain", e.version, "table_created names another table")
+        stored = d.get("settings")
+        if not isinstance(stored, dict) or any(
+            self.x.settings.get(k) != v for k, v in stored.items()
+        ):
+            self.r.fail("chips", e.version, "the file's settings differ from the table's")
+        self.publish(e, d)
+        self.say(e, f"table created; ante {self.ante}")
+
+    def publish(self, e: Entry, d: JSON) -> None:
+        if d.get("next_commitment"):
+            self.published = e
+            self.drawn = None
+            self.say(e, f"  publishes the next deal's commitment {d['next_commitment']}")
+
+    def seed_drawn(self, e: Entry, d: JSON) -> None:
+        self.drawn = e
+        self.say(e, "seed drawn for the next deal (secret until its hand settles)")
+
+    def client_seed_set(self, e: Entry, d: JSON) -> None:
+        self.client_seeds[int(d["seat"])] = str(d["client_seed"])
+        self.say(e, f"{self.who(d['seat'])} sets their seed to {d['client_seed']!r}")
+
+    def player_seated(self, e: Entry, d: JSON) -> None:
+        seat = int(d["seat"])
+        self.names[seat] = str(d["name"])
+        self.stacks[seat] = int(d["buy_in"])
+        self.client_seeds.pop(seat, None)
+        self.say(e, f"{self.who(seat)} sits down with {d['buy_in']}")
+
+    def player_left(self, e: Entry, d: JSON) -> None:
+        seat = int(d["seat"])
+        stack = self.stacks.pop(seat, None)
+        if stack is not None and stack != d["cashed_out"]:
+            self.r.fail("chips", e.version, f"{self.who(seat)} cashes out {d['cashed_out']} "
+                        f"but holds {stack}")  # fmt: skip
+        self.client_seeds.pop(seat, None)
+        if seat in self.tied:
+            self.tied.remove(seat)
+        if seat in self.joined:
+            self.joined.remove(seat)
+        self.say(e, f"{self.who(seat)} leaves with {d['cashed_out']}")
+
+    def sat_out(self, e: Entry, d: JSON) -> None:
+        self.say(e, f"{self.who(d['seat'])} is sat out")
+
+    def returned(self, e: Entry, d: JSON) -> None:
+        self.say(e, f"{self.who(d['seat'])} sits back in")
+
+    def turn_deadline_set(self, e: Entry, d: JSON) -> None:
+        pass
+
+    # -- a deal -----------------------------------------------------------------------------
+
+    def hand_started(self, e: Entry, d: JSON) -> None:
+        if d["number"] != self.x.hand:
+            self.r.fail("chain", e.version, f"hand {d['number']} starts inside hand "
+                        f"{self.x.hand}'s export")  # fmt: skip
+            return
+        self.in_hand = True
+        self.pot = 0
+        self.new_deal(e, 1, [int(s) for s in d["participants"]])
+        self.say(e, f"hand {d['number']} starts; dealer {self.who(d['dealer'])}; commitment "
+                 f"{d['commitment']}")  # fmt: skip
+
+    def svara_deal_started(self, e: Entry, d: JSON) -> None:
+        self.new_deal(e, int(d["deal"]), [int(s) for s in d["participants"]])
+        players = ", ".join(self.who(s) for s in d["participants"])
+        self.say(e, f"svara deal {d['deal']} for {players}; commitment {d['commitment']}")
+
+    def new_deal(self, e: Entry, number: int, participants: list[int]) -> None:
+        deal = _Deal(number, e, participants, self.published, self.drawn)
+        self.published = self.drawn = None
+        self.deals[number] = deal
+        self.deal = deal
+        self.level = 0
+        self.put_in = {s: 0 for s in participants}
+        self.folded = set()
+        self.tied, self.joined = [], []
+
+    def antes_paid(self, e: Entry, d: JSON) -> None:
+        seats = [int(s) for s in d["seats"]]
+        if d["ante"] != self.ante:
+            self.r.fail("chips", e.version, f"an ante of {d['ante']}; the table's is {self.ante}")
+        for s in seats:
+            self.pay(e, s, int(d["ante"]))
+        if d["pot"] != self.pot:
+            self.r.fail("chips", e.version, f"the pot after the antes is {self.pot}, not "
+                        f"{d['pot']}")  # fmt: skip
+        self.say(e, f"antes of {d['ante']} from {len(seats)} players; pot {self.pot}")
+
+    def pay(self, e: Entry, seat: int, amount: int) -> None:
+        if amount < 0:
+            self.r.fail("chips", e.version, f"{self.who(seat)} pays a negative amount")
+        self.pot += amount
+        if seat in self.stacks:
+            self.stacks[seat] -= amount
+            if self.stacks[seat] < 0:
+                self.r.fail("chips", e.version, f"{self.who(seat)} pays {amount} with "
+                            f"{self.stacks[seat] + amount} left")  # fmt: skip
+
+    def cards_dealt(self, e: Entry, d: JSON) -> None:
+        deal = self.deals.get(int(d["deal"]))
+        if deal is None:
+            self.r.fail("deck", e.version, f"cards for deal {d['deal']}, which never started")
+            return
+        deal.dealt = e
+        algorithm = d.get("algorithm", V1_DECK)
+        if algorithm == V2_DECK:
+            named = {int(k): str(v) for k, v in (d.get("client_seeds") or {}).items()}
+            expected = {s: self.client_seeds[s] for s in deal.participants
+                        if s in self.client_seeds}  # fmt: skip
+            if named != expected:
+                self.r.fail("seeds", e.version, f"the players' seeds named at the deal {named} "
+                            f"are not those recorded before it {expected}")  # fmt: skip
+            elif d.get("mix") != mix_of(named):
+                self.r.fail("seeds", e.version, "mix is not the digest of the players' seeds")
+            seeds = ", ".join(f"{s}:{v}" for s, v in sorted(named.items())) or "none"
+            how = f"{algorithm}, players' seeds {seeds}, mix {d.get('mix')}"
+        else:
+            how = algorithm
+        self.say(e, f"deal {d['deal']} dealt ({how})")
+
+    def blind_placed(self, e: Entry, d: JSON) -> None:
+        seat, amount = int(d["seat"]), int(d["amount"])
+        if self.put_in.get(seat, 0) != 0 or (amount <= self.level and self.level > 0):
+            self.r.fail("chips", e.version, f"a blind of {amount} from {self.who(seat)} does "
+                        "not follow the bets before it")  # fmt: skip
+        self.pay(e, seat, amount)
+        self.put_in[seat] = amount
+        self.level = amount
+        self.say(e, f"{self.who(seat)} blind {amount}; pot {self.pot}")
+
+    def passed(self, e: Entry, d: JSON) -> None:
+        self.say(e, f"{self.who(d['seat'])} passes")
+
+    def looked(self, e: Entry, d: JSON) -> None:
+        self.seen(e, int(d["seat"]), d["cards"], "looks at")
+        self.say(e, f"{self.who(d['seat'])} looks at their cards")
+
+    def called(self, e: Entry, d: JSON) -> None:
+        seat, amount = int(d["seat"]), int(d["amount"])
+        before = self.put_in.get(seat, 0)
+        if d["level"] != self.level or before + amount != self.level:
+            due = self.level - before
+            self.r.fail("chips", e.version, f"{self.who(seat)} calls {amount}: with {before} in "
+                        f"and the level at {self.level} a call is {due}")  # fmt: skip
+        self.pay(e, seat, amount)
+        self.put_in[seat] = before + amount
+        self.say(e, f"{self.who(seat)} calls {amount}; pot {self.pot}")
+
+    def raised(self, e: Entry, d: JSON) -> None:
+        seat, amount, level = int(d["seat"]), int(d["amount"]), int(d["level"])
+        before = self.put_in.get(seat, 0)
+        if level <= self.level or before + amount != level:
+            self.r.fail("chips", e.version, f"{self.who(seat)} raises to {level} paying {amount}"
+                        f" with {before} in and the level at {self.level}")  # fmt: skip
+        self.pay(e, seat, amount)
+        self.put_in[seat] = before + amount
+        self.level = level
+        self.say(e, f"{self.who(seat)} raises to {level} ({amount}); pot {self.pot}")
+
+    def folded_(self, e: Entry, d: JSON) -> None:
+        self.folded.add(int(d["seat"]))
+        self.say(e, f"{self.who(d['seat'])} folds" + (" (leaving)" if d.get("left") else ""))
+
+    def timed_out(self, e: Entry, d: JSON) -> None:
+        if d["action"] == "fold":
+            self.folded.add(int(d["seat"]))
+        self.say(e, f"{self.who(d['seat'])} timed out: {d['action']}")
+
+    def seen(self, e: Entry, seat: int, cards: Any, verb: str) -> None:
+        deal = self.deal
+        dealt = deal.dealt.data if deal is not None and deal.dealt is not None else None
+        given = (dealt or {}).get("cards", {}).get(str(seat))
+        if cards is not None and (given is None or list(cards) != list(given)):
+            dealt_text = " ".join(given) if given is not None else "nothing"
+            self.r.fail("cards", e.version, f"{self.who(seat)} {verb} {' '.join(cards)} but was "
+                        f"dealt {dealt_text}")  # fmt: skip
+
+    def showdown(self, e: Entry, d: JSON) -> None:
+        hands = {int(s): h for s, h in d["hands"].items()}
+        parts = []
+        for seat, h in sorted(hands.items()):
+            self.seen(e, seat, h["cards"], "shows")
+            right = score(h["cards"], self.joker_pair, self.natural_777)
+            if h["score"] != right:
+                self.r.fail("scores", e.version, f"{self.who(seat)} shows {' '.join(h['cards'])}"
+                            f" scored {h['score']}; the rules give {right}")  # fmt: skip
+            parts.append(f"{self.who(seat)} {' '.join(h['cards'])} = {h['score']}")
+        self.showdowns.append((e, hands))
+        self.say(e, "showdown: " + "; ".join(parts))
+
+    def best(self, hands: dict[int, JSON]) -> list[int]:
+        scores = {s: score(h["cards"], self.joker_pair, self.natural_777) for s, h in
+                  hands.items()}  # fmt: skip
+        top = max(scores.values())
+        return [s for s, v in scores.items() if v == top]
+
+    def svara_started(self, e: Entry, d: JSON) -> None:
+        tied = [int(s) for s in d["tied"]]
+        if not self.showdowns:
+            self.r.fail("winner", e.version, "a svara with no showdown before it")
+        else:
+            best = self.best(self.showdowns[-1][1])
+            if sorted(best) != sorted(tied) or len(best) < 2 or self.svara_rule != "play":
+                self.r.fail("winner", e.version, f"a svara between {tied}; the showdown's best "
+                            f"are {best} (svara rule {self.svara_rule})")  # fmt: skip
+        if d["pot"] != self.pot:
+            self.r.fail("chips", e.version, f"the svara's pot is {d['pot']}, not {self.pot}")
+        fee = self.ante if self.fee_rule == "ante" else self.pot // max(1, len(tied))
+        if d["fee"] != fee:
+            self.r.fail("chips", e.version, f"a join fee of {d['fee']}; the rule gives {fee}")
+        self.fee, self.tied, self.joined = int(d["fee"]), tied, []
+        self.say(e, f"svara between {', '.join(self.who(s) for s in tied)}; join fee "
+                 f"{d['fee']}; pot {self.pot}")  # fmt: skip
+        self.publish(e, d)
+
+    def svara_joined(self, e: Entry, d: JSON) -> None:
+        seat = int(d["seat"])
+        if d["fee"] != self.fee:
+            self.r.fail("chips", e.version, f"{self.who(seat)} joins for {d['fee']}; the fee is "
+                        f"{self.fee}")  # fmt: skip
+        self.pay(e, seat, int(d["fee"]))
+        self.joined.append(seat)
+        self.say(e, f"{self.who(seat)} joins the svara for {d['fee']}; pot {self.pot}")
+
+    def svara_skipped(self, e: Entry, d: JSON) -> None:
+        self.say(e, f"{self.who(d['seat'])} does not join")
+
+    def hand_settled(self, e: Entry, d: JSON) -> None:
+        if d["number"] == self.x.hand:
+            self.settle(e, d)
+        else:  # the previous hand's settlement, which publishes this hand's commitment
+            for seat, amount in d["amounts"].items():
+                if int(seat) in self.stacks:
+                    self.stacks[int(seat)] += int(amount)
+            self.say(e, f"hand {d['number']} settled")
+        self.publish(e, d)
+
+    def settle(self, e: Entry, d: JSON) -> None:
+        winners = [int(s) for s in d["winners"]]
+        amounts = {int(k): int(v) for k, v in d["amounts"].items()}
+        reason = d["reason"]
+        deal = self.deal
+        last_players = [s for s in deal.participants if s not in self.folded] if deal else []
+        expected: list[int] | None = None
+        if reason == "last_player":
+            expected = last_players
+        elif reason in ("showdown", "split"):
+            best = self.best(self.showdowns[-1][1]) if self.showdowns else []
+            fits = len(best) == 1 if reason == "showdown" else (
+                len(best) >= 2 and self.svara_rule == "split")  # fmt: skip
+            expected = best if fits else None
+        elif reason == "svara_walkover":
+            expected = sorted({*self.tied, *self.joined})
+        if expected is None or sorted(expected) != sorted(winners):
+            self.r.fail("winner", e.version, f"winners {winners} ({reason}) do not follow from "
+                        f"the hand (the rules give {expected})")  # fmt: skip
+        if d["pot"] != self.pot:
+            self.r.fail("chips", e.version, f"the settled pot is {d['pot']}; the bets add up to "
+                        f"{self.pot}")  # fmt: skip
+        rake = self.pot * self.rake_percent // 100
+        share, odd = divmod(self.pot - rake, max(1, len(winners)))
+        right = {s: share + (1 if i < odd else 0) for i, s in enumerate(winners)}
+        if d["rake"] != rake or amounts != right:
+            self.r.fail("chips", e.version, f"paid {amounts} with rake {d['rake']}; a pot of "
+                        f"{self.pot} pays {right} with rake {rake}")  # fmt: skip
+        for seat, amount in amounts.items():
+            if seat in self.stacks:
+                self.stacks[seat] += amount
+        paid = ", ".join(f"{self.who(s)} +{a}" for s, a in amounts.items())
+        self.say(e, f"hand {d['number']} settled ({reason}): {paid}; rake {d['rake']}; "
+                 f"pot {d['pot']}")  # fmt: skip
+        self.seeds = {int(s["deal"]): s for s in d.get("seeds", [])}
+        self.settled = e
+        self.in_hand = False
+
+    # -- after the hand: commitments and decks ------------------------------------------------
+
+    def check_deals(self) -> None:
+        settled = self.settled
+        if settled is None:
+            return
+        for number, deal in sorted(self.deals.items()):
+            try:
+                self.check_deal(settled, deal, self.seeds.get(number))
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+                at = deal.dealt.version if deal.dealt is not None else deal.start.version
+                self.r.fail("deck", at, f"deal {number}'s events lack what they must carry "
+                            f"({exc!r})")  # fmt: skip
+
+    def check_deal(self, settled: Entry, deal: _Deal, revealed: JSON | None) -> None:
+        start = deal.start.data or {}
+        dealt = deal.dealt
+        committed = start.get("commitment")
+        algorithm = (dealt.data or {}).get("algorithm", V1_DECK) if dealt else V1_DECK
+        if algorithm == V2_DECK:
+            published = (deal.published.data or {}).get("next_commitment") if deal.published \
+                else None  # fmt: skip
+            if published is None:
+                self.r.fail("commitment", deal.start.version, f"deal {deal.deal} is v2 but no "
+                            "commitment was published before it")  # fmt: skip
+            elif published != committed:
+                self.r.fail("commitment", deal.start.version, f"deal {deal.deal}'s commitment is "
+                            f"not the one published at version {deal.published.version}")  # type: ignore[union-attr]  # fmt: skip
+        if revealed is None:
+            self.r.fail("commitment", settled.version, f"no seed revealed for deal {deal.deal}")
+            seed = None
+        else:
+            seed_hex = str(revealed.get("seed", ""))
+            try:
+                seed = bytes.fromhex(seed_hex)
+            except ValueError:
+                seed = None
+            if seed is None or hashlib.sha256(seed).hexdigest() != committed:
+                self.r.fail("commitment", settled.version, f"the seed revealed for deal "
+                            f"{deal.deal} does not match its commitment")  # fmt: skip
+            elif revealed.get("commitment") != committed:
+                self.r.fail("commitment", settled.version, f"deal {deal.deal}'s revealed "
+                            "commitment differs from the one at the deal")  # fmt: skip
+            elif start.get("seed") not in (None, seed_hex):
+                self.r.fail("commitment", deal.start.version, f"the seed recorded at deal "
+                            f"{deal.deal} is not the one revealed")  # fmt: skip
+            elif deal.drawn is not None and (deal.drawn.data or {}).get("seed") != seed_hex:
+                self.r.fail("commitment", deal.drawn.version, "the seed drawn in advance is "
+                            "not the one revealed")  # fmt: skip
+        if dealt is None:
+            self.r.fail("deck", deal.start.version, f"deal {deal.deal} has no cards_dealt")
+            return
+        self.check_deck(dealt, deal, seed, algorithm)
+
+    def check_deck(self, dealt: Entry, deal: _Deal, seed: bytes | None, algorithm: str) -> None:
+        d = dealt.data or {}
+        if algorithm not in (V1_DECK, V2_DECK):
+            self.r.fail("deck", dealt.version, f"unknown deck algorithm {algorithm!r}")
+            return
+        if seed is None or len(seed) != 32:
+            self.r.fail("deck", dealt.version, "no valid seed to rebuild the deck from")
+            return
+        mix = str(d.get("mix", "")) if algorithm == V2_DECK else None
+        order = deck(seed, self.x.table_id, self.x.hand, deal.deal, mix)
+        n = len(deal.participants)
+        cards = d.get("cards", {})
+        if sorted(int(s) for s in cards) != sorted(deal.participants) or not 2 <= n <= 10:
+            self.r.fail("deck", dealt.version, f"cards dealt to seats {sorted(cards)}; the deal's "
+                        f"players are {deal.participants}")  # fmt: skip
+            return
+        for i, seat in enumerate(deal.participants):
+            right = [order[i], order[n + i], order[2 * n + i]]
+            got = list(cards[str(seat)])
+            if got != right:
+                self.r.fail("deck", dealt.version, f"{self.who(seat)} got {' '.join(got)}; the "
+                            f"{algorithm} deck puts {' '.join(right)} there")  # fmt: skip
+        self.r.lines.append(f"        deal {deal.deal} deck: {' '.join(order)}")
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def _parse_pins(args: list[str]) -> tuple[str | None, JSON] | str:
+    """FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]..."""
+    path: str | None = None
+    pins: JSON = {}
+    it = iter(args)
+    for arg in it:
+        if arg in ("--pin", "--commitment"):
+            value = next(it, None)
+            if value is None:
+                return f"{arg} needs a value"
+            parts = value.split(":")
+            if arg == "--pin" and len(parts) == 2 and parts[0].isdigit():
+                pins.setdefault("hashes", {})[parts[0]] = parts[1]
+            elif arg == "--commitment" and len(parts) == 3:
+                pins.setdefault("commitments", {})[f"{parts[0]}:{parts[1]}"] = parts[2]
+            else:
+                return f"bad {arg} {value!r}"
+        elif path is None:
+            path = arg
+        else:
+            return f"unexpected argument {arg!r}"
+    return path, pins
+
+
+USAGE = "usage: svara verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]..."
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    parsed = _parse_pins(args)
+    if isinstance(parsed, str) or parsed[0] is None:
+        print(f"svara verify: {parsed if isinstance(parsed, str) else 'no FILE'}\n{USAGE}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    path, pins = parsed
+    assert path is not None
+    try:
+        with open(path, "rb") as f:
+            export = load(f.read())
+    except OSError as exc:
+        print(f"svara verify: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except Malformed as exc:
+        print(f"svara verify: {path} is malformed: {exc}", file=sys.stderr)
+        return 2
+    report = verify(export, pins)
+    print(render(export, report))
+    return 0 if report.ok else 1
+
+
+def render(export: Export, report: Report) -> str:
+    first, last = export.events[0].version, export.events[-1].version
+    kinds = sorted({e.chain for e in export.events})
+    out = [
+        f"Table {export.table_id}, hand {export.hand}: events {first}-{last} "
+        f"(chain v{'/v'.join(map(str, kinds))})",
+        "Seats: " + ", ".join(
+            f"{s.get('name', '?')} (seat {s['seat']}, stack {s.get('stack', '?')})"
+            for s in export.seats
+        ),
+        "",
+        *report.lines,
+        "",
+        "Checks:",
+    ]
+    for result in report.results():
+        if result["ok"]:
+            out.append(f"  {result['check']:<11} ok")
+        else:
+            chain = f" (chain v{result['chain_version']})" if "chain_version" in result else ""
+            out.append(f"  {result['check']:<11} FAILED at version {result['version']}{chain}: "
+                       f"{result['reason']}")  # fmt: skip
+    failed = [r for r in report.results() if not r["ok"]]
+    if len(report.failures) > len(failed):
+        out.append("All failures:")
+        out += [f"  {f.check} at version {f.version}: {f.reason}" for f in report.failures]
+    out.append("")
+    out.append("Every check passed." if report.ok else f"{len(failed)} check(s) failed.")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

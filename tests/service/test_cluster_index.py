@@ -1,0 +1,136 @@
+"""The indexes and the timer worker through the service on a real 3-primary Redis Cluster: table
+ids land in the index slots (spread over every primary), the lobby pages across the shards,
+deadlines fire from the wake index, idle tables close, marks find transfers in flight, and a
+rebuild scans every primary."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+from events.codec import decode_table_event
+from events.store import open_store
+from events.store.keys import cluster_shards, stream_slot
+from events.table import TimedOut
+from service.game.settings import TableSettings
+from service.game.state import IDLE_CLOSE_SECONDS
+from service.tables.service import TableService
+from tests.service.conftest import FAST, FakeClock
+from tests.service.helpers import assert_conserved, make_users, seated_table
+from tests.store.servers import RedisServer, start_cluster
+
+pytestmark = [pytest.mark.redis, pytest.mark.slow]
+
+SETTINGS = TableSettings(ante=10, max_seats=4, turn_seconds=30)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RedisServer]]:
+    nodes = start_cluster(tmp_path_factory.mktemp("svc-cluster"), masters=3)
+    yield nodes
+    for node in nodes:
+        node.kill9()
+
+
+@pytest.fixture
+async def make(
+    cluster: list[RedisServer], clock: FakeClock, unique: str
+) -> AsyncIterator[Callable[[], Awaitable[TableService]]]:
+    made: list[TableService] = []
+    url = f"redis+cluster://127.0.0.1:{cluster[0].port}"
+
+    async def new() -> TableService:
+        service = TableService(open_store(url), clock=clock, namespace=f"c{unique}:",
+                               **FAST)  # type: ignore[arg-type]
+        made.append(service)
+        return service
+
+    yield new
+    for service in made:
+        await service.stop()
+        await service.store.close()
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 15.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if await check():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not reached in time")
+
+
+async def test_the_service_runs_on_the_cluster_indexes(
+    make: Callable[[], Awaitable[TableService]], clock: FakeClock
+) -> None:
+    first, second = await make(), await make()
+    users = make_users(3)
+    tables = [await first.create_table(users[0], SETTINGS) for _ in range(30)]
+    client: Any = first.store.client
+    slots = {stream_slot(first.streams.table(t)) for t in tables}
+    assert slots <= set(cluster_shards())
+    nodes = {client.get_node_from_key(f"svara:{{{first.streams.table(t)}}}:events").port
+             for t in tables}
+    assert len(nodes) == 3  # the tables spread over every primary
+
+    rows: list[str] = []
+    cursor = None
+    while True:
+        page = await second.list_tables(limit=7, cursor=cursor)
+        rows += [r["table_id"] for r in page["tables"]]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    assert rows == sorted(tables)
+
+    playing = await seated_table(first, users[:2], SETTINGS)
+    state = (await first.repo.load(playing)).state
+    assert state is not None and state.deadline is not None
+    await second.start()  # only the replica that did not seat them runs a worker
+    clock.now = state.deadline + 0.001
+
+    async def timed_out() -> bool:
+        stored = await first.store.read(first.streams.table(playing))
+        return any(isinstance(decode_table_event(e.data), TimedOut) for e in stored)
+
+    await eventually(timed_out)
+
+    clock.now += IDLE_CLOSE_SECONDS  # every table nobody sat at closes
+
+    async def all_closed() -> bool:
+        page = await first.list_tables(limit=200)
+        return [r["table_id"] for r in page["tables"]] == [playing]
+
+    await eventually(all_closed)
+    await second.stop()
+    await assert_conserved(first, users, [playing])
+
+
+async def test_marks_and_rebuilds_work_across_the_primaries(
+    make: Callable[[], Awaitable[TableService]], clock: FakeClock
+) -> None:
+    service = await make()
+    users = make_users(3)
+    tables = [await service.create_table(users[0], SETTINGS) for _ in range(12)]
+    playing = await seated_table(service, users[:2], SETTINGS)
+    await service.me(users[2])
+    transfer_id = await service.transfers.reserve(users[2], playing, 200)  # then "crash"
+    assert [m for m, _ in await service.store.marked(service.streams.transfers)] == [
+        f"{users[2].id}:{transfer_id}"]
+    before = await service.list_tables(limit=200)
+    client: Any = service.store.client
+    for node in client.get_primaries():
+        keys = [k async for k in client.scan_iter(
+            match=f"svara:{{#ix*}}:ix:{service.streams.namespace}*", target_nodes=node)]
+        for key in keys:
+            await client.delete(key)
+    assert (await service.list_tables())["tables"] == []
+    assert await service.rebuild_indexes() == 13 + 1  # thirteen tables, one wallet
+    assert await service.list_tables(limit=200) == before
+    assert {r["table_id"] for r in before["tables"]} == {*tables, playing}
+    clock.advance(121)
+    assert await service.reconcile() == 1
+    assert await service.store.marked(service.streams.transfers) == []
+    await assert_conserved(service, users, [playing])

@@ -1,0 +1,107 @@
+"""The web app's string catalogs (service/api/static/i18n/<lang>.json), no browser needed:
+every key in every language, no key the code does not use, the same placeholders in every
+language, and every plural form each language needs (CLDR's categories; test_i18n.py checks
+them against Chromium's own Intl.PluralRules)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+STATIC = Path(__file__).resolve().parents[2] / "service" / "api" / "static"
+LANGUAGES = ("en", "ru", "bg", "tr", "de", "ar")
+# CLDR plural categories (cardinal) of each language.
+PLURALS = {
+    "en": {"one", "other"},
+    "ru": {"one", "few", "many", "other"},
+    "bg": {"one", "other"},
+    "tr": {"one", "other"},
+    "de": {"one", "other"},
+    "ar": {"zero", "one", "two", "few", "many", "other"},
+}
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# The same text as English on purpose: the game's name in Latin script, a sign (digits are
+# Latin in every language here, as Intl.NumberFormat writes them), and the few
+# words these languages share with English at the card table (Turkish and German "pot",
+# German "blind"; the rules texts use the same words).
+SAME_AS_ENGLISH = {
+    "ru": {"amount.double"},
+    "bg": {"amount.double"},
+    "tr": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
+           "felt.pot", "amount.pot", "seat.dealer_badge"},
+    "de": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
+           "seat.blind", "act.blind", "felt.pot", "amount.pot"},
+    "ar": {"amount.double"},
+}
+
+
+def catalog(lang: str) -> dict[str, str | dict[str, str]]:
+    data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def used_keys() -> set[str]:
+    """Every catalog key the code names: keys are written whole, as string literals, in the
+    JS modules (never put together from parts, so this finds them all)."""
+    namespaces = {key.split(".")[0] for key in catalog("en")}
+    alternatives = "|".join(sorted(namespaces))
+    pattern = re.compile(r"[\"'`]((?:" + alternatives + r")\.[a-z0-9_.]+)[\"'`]")
+    found: set[str] = set()
+    for module in (STATIC / "js").glob("*.js"):
+        found |= set(pattern.findall(module.read_text(encoding="utf-8")))
+    return found
+
+
+def placeholders(value: str | dict[str, str]) -> list[set[str]]:
+    forms = value.values() if isinstance(value, dict) else [value]
+    return [set(PLACEHOLDER.findall(form)) for form in forms]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_key_in_every_language(lang: str) -> None:
+    english, other = catalog("en"), catalog(lang)
+    assert sorted(set(english) - set(other)) == [], f"{lang} lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{lang} has keys English does not"
+    for key, value in other.items():
+        forms = value.values() if isinstance(value, dict) else [value]
+        assert all(isinstance(f, str) and f.strip() == f and f for f in forms), (lang, key)
+        assert isinstance(value, dict) == isinstance(english[key], dict), (lang, key)
+
+
+def test_no_key_the_code_does_not_use_and_none_missing() -> None:
+    keys = set(catalog("en"))
+    used = used_keys()
+    assert sorted(keys - used) == [], "catalog keys no module uses"
+    assert sorted(used - keys) == [], "keys the code uses that the catalog lacks"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+def test_placeholders_match_english(lang: str) -> None:
+    english, other = catalog("en"), catalog(lang)
+    for key, value in other.items():
+        want = set().union(*placeholders(english[key]))
+        if isinstance(value, dict):
+            # a plural form may leave the number out ("one chip" written as a word)
+            for form in placeholders(value):
+                assert want - {"count"} <= form <= want, (lang, key, value)
+        else:
+            assert placeholders(value) == [want], (lang, key, value)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_plural_forms_are_complete(lang: str) -> None:
+    entries = {k: v for k, v in catalog(lang).items() if isinstance(v, dict)}
+    assert entries, "the catalogs have plural entries (chips, hands)"
+    for key, forms in entries.items():
+        assert set(forms) == PLURALS[lang], (lang, key, sorted(forms))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES[1:])
+def test_nothing_left_in_english(lang: str) -> None:
+    english, other = catalog("en"), catalog(lang)
+    same = {k for k, v in other.items() if v == english[k]}
+    assert same == SAME_AS_ENGLISH[lang], f"{lang}: entries identical to English"
