@@ -4,6 +4,8 @@ end-to-end tests share (privacy, feed integrity)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import random
 import re
 import uuid
@@ -13,9 +15,12 @@ from typing import Any
 import aiohttp
 
 from service.api.auth import sign_init_data
+from tests.game.oracle import settings_score
+from tests.game.privacy import DERIVED_KEY
 
 JSON = dict[str, Any]
 CARD = re.compile(r"^[789TJQKA][cdhs]$")
+HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 PLAY_TYPES = ("blind", "pass", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in")
 
 
@@ -171,14 +176,72 @@ def cards_in(value: Any) -> set[str]:
 
 
 def check_view_privacy(view: JSON) -> None:
-    """Other players' cards only after a showdown; one's own only after looking."""
+    """Other players' cards only after a showdown; one's own only after looking; no card
+    anywhere else. Whatever is derived from cards (a score, a rank) only beside the cards it
+    comes from, and equal to their score under the table's options; no deal's seed before
+    the hand is settled."""
     hand = view["hand"]
+    phase = hand["phase"] if hand is not None else None
+    you = view["you"]
+    visible: set[str] = set()
     for seat in view["seats"]:
         if seat["cards"] is None:
             continue
-        if seat["seat"] == view["you"]["seat"] and seat["looked"]:
-            continue
-        assert hand is not None and hand["phase"] in ("settled", "svara_join"), (seat, hand)
+        if not (seat["seat"] == you["seat"] and seat["looked"]):
+            assert phase in ("settled", "svara_join"), (seat, hand)
+        visible |= set(seat["cards"])
+    own = next((seat for seat in view["seats"] if seat["seat"] == you["seat"]), None)
+    if you.get("cards") is not None:
+        assert own is not None and you["cards"] == own["cards"], (you, own)
+    leaked = cards_in(view) - visible
+    assert not leaked, (leaked, view)
+    check_derived(view, view["settings"])
+    check_seeds_hidden(view, settled=phase == "settled")
+
+
+def check_derived(value: Any, settings: JSON | None) -> None:
+    """Every value under a key that names something derived from cards (score, rank ...)
+    sits beside exactly three cards, and (when the table's settings are known) equals their
+    score: a score without its cards is a hidden hand's."""
+    for obj in _objects(value):
+        for key, derived in obj.items():
+            if derived is None or not DERIVED_KEY.search(str(key)):
+                continue
+            cards = obj.get("cards")
+            assert isinstance(cards, list) and len(cards) == 3, (key, obj)
+            if settings is not None:
+                assert derived == settings_score(cards, settings), (key, obj)
+
+
+def check_seeds_hidden(value: Any, settled: bool) -> None:
+    """A seed is a hex string whose sha256 is a commitment shown beside it; neither one nor
+    a `seed` field may be shown before the hand is settled."""
+    hexes = {s.lower() for s in _strings(value) if HEX64.match(s)}
+    for h in hexes:
+        if hashlib.sha256(bytes.fromhex(h)).hexdigest() in hexes:
+            assert settled, f"the seed {h} of a commitment shown before settlement"
+    if not settled:
+        for obj in _objects(value):
+            for key in ("seed", "seeds"):
+                assert not obj.get(key), (key, obj)
+
+
+def _objects(value: Any) -> list[JSON]:
+    if isinstance(value, dict):
+        return [value, *(o for v in value.values() for o in _objects(v))]
+    if isinstance(value, list):
+        return [o for v in value for o in _objects(v)]
+    return []
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(s for v in value.values() for s in _strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def check_feed(events: list[JSON], first: int = 1) -> None:
@@ -188,26 +251,50 @@ def check_feed(events: list[JSON], first: int = 1) -> None:
 
 
 def check_event_privacy(events: list[JSON], own_seat: int, audits: dict[int, JSON]) -> None:
-    """Before a deal's showdown, no event a player got names a card dealt to anyone else.
+    """What a player's feed may name of the cards: their own, in their own `looked` event,
+    and the shown hands in a `showdown`; nothing else, ever (not another's card, not one
+    still in the deck). A score only beside the cards it comes from (and, when the feed
+    starts with `table_created`, equal to their score under the table's options). No deal's
+    seed before its hand's `hand_settled`, even inside another string.
 
     `audits` maps hand number → its audit (the full record of the cards each seat got).
     """
+    settings = next((e["data"]["settings"] for e in events if e["type"] == "table_created"), None)
     hand = deal = 0
-    shown = False
+    settled: set[int] = set()
     for e in events:
         t, data = e["type"], e["data"]
         if t == "hand_started":
-            hand, deal, shown = data.get("number", hand + 1), 1, False
+            hand, deal = data.get("number", hand + 1), 1
         elif t == "svara_deal_started":
-            deal, shown = data["deal"], False
-        elif t in ("showdown", "hand_settled"):
-            shown = True
-        if shown or hand not in audits:
-            continue
-        dealt = {d["deal"]: d["cards"] for d in audits[hand]["deals"]}.get(deal, {})
-        others = {c for seat, cs in dealt.items() if int(seat) != own_seat for c in cs}
-        leaked = cards_in(data) & others
-        assert not leaked, (e, leaked)
+            deal = data["deal"]
+        elif t == "hand_settled":
+            settled.add(data.get("number", hand))
+        dealt: dict[str, list[str]] = {}
+        if hand in audits:
+            dealt = {d["deal"]: d["cards"] for d in audits[hand]["deals"]}.get(deal, {})
+        named = cards_in(data)
+        if t == "looked" and named:
+            assert data["seat"] == own_seat, e
+            if dealt:
+                assert data["cards"] == dealt[str(own_seat)], (e, dealt)
+        elif t == "showdown":
+            shown = {c for h in data["hands"].values() for c in h["cards"]}
+            assert named == shown, e
+            for seat, h in data["hands"].items():
+                if dealt:
+                    assert h["cards"] == dealt[str(seat)], (e, dealt)
+        else:
+            assert not named, (e, named)
+        check_derived(data, settings)
+        if t in ("hand_started", "svara_deal_started"):
+            assert "seed" not in data, e
+        if t != "hand_settled":
+            text = json.dumps(data).lower()
+            for n, audit in audits.items():
+                if n not in settled:
+                    for d in audit["deals"]:
+                        assert d["seed"].lower() not in text, (e, n, d["deal"])
 
 
 def strings_in(value: Any) -> set[str]:

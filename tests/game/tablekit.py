@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from events import table as ev
 from service.game import commands as cmd
@@ -108,6 +109,20 @@ class Table:
         s = self.s
         assert s.chips_in_play() == s.bought_in - s.cashed_out
         return events
+
+    def rig(self, *hands: str) -> None:
+        """Give the newest deal these cards instead ("7d 7h 7s", ... in playing order): for
+        hands no seed search would find in time (three 7s against three aces). The log then
+        no longer matches its seeds, so only game-core rules may be tested on it, not the
+        audit; nothing may have happened since the deal."""
+        i = max(i for i, e in enumerate(self.log) if isinstance(e, ev.CardsDealt))
+        assert all(isinstance(e, ev.TurnDeadlineSet) for e in self.log[i + 1 :])
+        dealt = self.log[i]
+        assert isinstance(dealt, ev.CardsDealt) and len(hands) == len(dealt.cards)
+        cards = [tuple(h.split()) for h in hands]
+        assert all(len(c) == 3 for c in cards) and len({*sum(cards, ())}) == 3 * len(cards)
+        self.log[i] = replace(dealt, cards=dict(zip(dealt.cards, cards, strict=True)))  # type: ignore[arg-type]
+        self.state = fold(self.log)
 
     def refused(self, code: str, command: cmd.TableCommand) -> GameError:
         before = self.state

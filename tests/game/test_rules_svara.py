@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from events import table as ev
 from service.game.legal import legal_actions
 from service.game.scoring import score
@@ -149,6 +151,43 @@ def test_svara_option_split_shares_the_pot_odd_chip_left_of_the_dealer() -> None
     settled = t.last(ev.HandSettled)
     assert settled.reason == "split" and settled.winners == (1, 2)
     assert settled.amounts == {1: 3, 2: 2}  # seat 1 is first left of the dealer (seat 0)
+
+
+@pytest.mark.parametrize(
+    ("a_calls", "amounts"), [(False, {1: 3, 2: 2, 3: 2}), (True, {1: 3, 2: 3, 3: 2})]
+)
+def test_svara_option_split_three_ways_the_chips_that_do_not_divide_go_clockwise(
+    a_calls: bool, amounts: dict[int, int]
+) -> None:
+    """Three tied hands of 21 (rigged): a pot of 7 (A folds) or 8 (A calls and loses) splits
+    into 2 or 3 each; the 1 or 2 chips left over go one each to the first tied players
+    clockwise from the dealer's left, and no chip is lost."""
+    t = table_with([A, B, C, D], svara="split")
+    t.rig("As Ks 8d", "Ah Kh 8c", "Ad Kd 9c", "7h 8s 9d")  # B, C, D tie at 21; A has 9
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(D, "call")
+    t.act(A, "call" if a_calls else "fold")
+    settled = t.last(ev.HandSettled)
+    assert settled.reason == "split" and settled.winners == (1, 2, 3)
+    assert settled.pot == sum(amounts.values()) and settled.amounts == amounts
+
+
+def test_svara_option_split_the_odd_chip_goes_clockwise_past_the_last_seat() -> None:
+    """Tied D (seat 3) and A (seat 0, the dealer): clockwise from the dealer's left D comes
+    first, so D gets the odd chip of a pot of 9."""
+    t = table_with([A, B, C, D], svara="split")
+    t.rig("7h 8s 9d", "8h 9s Td", "As Ks 8d", "Ah Kh 8c")  # B 10, C 10, D 21, A 21
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "fold")
+    t.act(D, "raise", 2)
+    t.act(A, "call")
+    t.act(B, "fold")
+    settled = t.last(ev.HandSettled)
+    assert settled.reason == "split" and settled.winners == (3, 0) and settled.pot == 9
+    assert settled.amounts == {3: 5, 0: 4}
 
 
 def test_svara_a_tied_player_leaving_hands_the_pot_to_the_other() -> None:
