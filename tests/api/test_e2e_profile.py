@@ -31,6 +31,7 @@ async def test_language_from_init_data_then_from_the_players_choice(server: Serv
     async with aiohttp.ClientSession(base_url=server.url, headers=headers) as http:
         async with http.get("/api/me") as resp:
             me = await resp.json()
+            assert resp.status == 200, me
         assert me["language"] == "bg" and me["settings"] == {"language": None, "pings": True}
 
         async with http.post("/api/me/settings", json={"language": "tr", "pings": False}) as resp:
@@ -44,4 +45,6 @@ async def test_language_from_init_data_then_from_the_players_choice(server: Serv
                 error = (await resp.json())["error"]
                 assert resp.status == 400 and field in error["message"], error
         async with http.get("/api/me") as resp:
-            assert (await resp.json())["settings"] == {"language": "tr", "pings": False}
+            me = await resp.json()
+            assert resp.status == 200, me
+        assert me["settings"] == {"language": "tr", "pings": False}
