@@ -13,9 +13,11 @@ import json
 import re
 from pathlib import Path
 
+import aiohttp
 import pytest
 from playwright.async_api import WebSocketRoute
 
+from tests.webapp.api import ApiPlayer
 from tests.webapp.browser import Contexts, check_layout, snap
 from tests.webapp.player import Player
 from tests.webapp.server import Server
@@ -179,3 +181,37 @@ async def test_switching_players_keeps_each_name_s_chips(
         await page.click("[data-action=login]")
         await page.wait_for_selector(f"#balance >> text='{chips}'")
         assert name in await page.inner_text(".wallet-who")
+
+
+async def test_the_lobby_pages_through_many_tables(server: Server, browser: Contexts) -> None:
+    """The lobby is paged by the server (50 a page): "More tables" follows the `next` cursor
+    until every open table is listed, once each."""
+    async with aiohttp.ClientSession() as http:
+        host = await ApiPlayer.login(http, server.url, 7_700_001, "Pager")
+        for _ in range(55):
+            await host.create(ante=10)
+        listed: list[str] = []
+        cursor = ""
+        while True:
+            page = await host.ok("GET", "/api/tables" + (f"?cursor={cursor}" if cursor else ""))
+            listed += [t["table_id"] for t in page["tables"]]
+            if not page["next"]:
+                break
+            cursor = page["next"]
+    assert len(listed) > 50 and len(set(listed)) == len(listed)
+
+    ana = await Player.open(browser, server.url, "Ana Pages")
+    page = ana.page
+    rows = page.locator(".table-row")
+    await page.wait_for_selector(".table-row")
+    assert await rows.count() == 50
+    clicks = 0
+    while await page.locator("[data-action=more]").count():
+        before = await rows.count()
+        await page.click("[data-action=more]")
+        await page.wait_for_function(
+            f"document.querySelectorAll('.table-row').length > {before}")
+        clicks += 1
+    shown = [await rows.nth(i).get_attribute("data-table") for i in range(await rows.count())]
+    assert clicks >= 1 and len(set(shown)) == len(shown)
+    assert set(listed) <= set(shown)  # every table open when we asked (more may have come)

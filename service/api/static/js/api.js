@@ -67,7 +67,11 @@ export class Api {
 
   me() { return this.request("GET", "/api/me"); }
   settings(changes) { return this.request("POST", "/api/me/settings", changes); }
-  tables() { return this.request("GET", "/api/tables"); }
+  /** One page of the lobby; `cursor`: the `next` of the page before. */
+  tables(cursor = null) {
+    const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : "";
+    return this.request("GET", `/api/tables${query}`);
+  }
   createTable(settings) { return this.request("POST", "/api/tables", settings); }
   view(id) { return this.request("GET", path(id)); }
   seat(id, buyIn) { return this.request("POST", `${path(id)}/seat`, { buy_in: buyIn }); }

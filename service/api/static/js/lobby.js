@@ -71,7 +71,7 @@ export class Lobby {
   async refresh() {
     let me, list;
     try {
-      [me, list] = await Promise.all([this.app.api.me(), this.app.api.tables()]);
+      [me, list] = await Promise.all([this.app.api.me(), this.pagesOfTables()]);
     } catch (err) {
       toast(errorText(err));
       return;
@@ -80,8 +80,27 @@ export class Lobby {
     this.app.me = me;
     if (!this.form) this.form = this.createForm(me.balance); // built once: keeps what was typed
     else this.form.syncWallet(me.balance);
-    replace(this.root, this.wallet(me), this.tableList(list.tables || [], new Set(me.tables)),
+    replace(this.root, this.wallet(me), this.tableList(list.tables, new Set(me.tables), list.next),
       this.form);
+  }
+
+  /** The lobby is paged by the server: as many pages as the player has asked to see so far
+   * ("More tables" asks for one more), each following the `next` cursor of the one before. */
+  async pagesOfTables() {
+    const tables = [];
+    let next = null;
+    for (let page = 0; page < (this.pages || 1); page += 1) {
+      const answer = await this.app.api.tables(next);
+      tables.push(...(answer.tables || []));
+      next = answer.next || null;
+      if (!next) break;
+    }
+    return { tables, next };
+  }
+
+  async more() {
+    this.pages = (this.pages || 1) + 1;
+    await this.refresh();
   }
 
   wallet(me) {
@@ -95,13 +114,15 @@ export class Lobby {
       note && h("p", { class: "topup", id: "topup" }, note));
   }
 
-  tableList(tables, mine) {
+  tableList(tables, mine, next) {
     const ordered = [...tables].sort((a, b) => mine.has(b.table_id) - mine.has(a.table_id));
     return h("div", { class: "panel" },
       h("h2", {}, t("lobby.tables")),
       ordered.length
         ? h("ul", { class: "tables" }, ordered.map((tb) => this.tableRow(tb, mine.has(tb.table_id))))
-        : h("p", { class: "muted" }, t("lobby.no_tables")));
+        : h("p", { class: "muted" }, t("lobby.no_tables")),
+      next && h("button", { type: "button", class: "ghost more", dataset: { action: "more" },
+        onclick: () => this.more() }, t("lobby.more")));
   }
 
   tableRow(tb, seated) {
