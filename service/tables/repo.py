@@ -48,6 +48,8 @@ class Outcome(NamedTuple):
 ChangeHook = Callable[[str, int, TableState], None]
 # (table_id, first version, the events appended, their time, the state after the last one)
 AppendHook = Callable[[str, int, Sequence[TableEvent], float, TableState], None]
+# (table_id, version of the first event, the events, the state after the last one)
+TableObserver = Callable[[str, int, Sequence[TableEvent], TableState], None]
 
 
 def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
@@ -87,6 +89,13 @@ class TableRepo:
         self.append_hooks: list[AppendHook] = []
         # per table: the first version and the events of this process's latest append
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
+        # Told of every event this process learns *with the state after it*: its own appends
+        # (from the append's reply) and other processes' appends that its live feeds fold
+        # (`state_at`). Whoever appended an event always tells its observers; other replicas
+        # may too (dedup across processes is the observer's business), and the same version
+        # may come twice in one process (a feed can fold an event before the append's reply
+        # arrives). Called synchronously on the hot path: observers only look and schedule.
+        self.observers: list[TableObserver] = []
 
     async def load(self, table_id: str) -> Loaded:
         stream = self.streams.table(table_id)
@@ -155,6 +164,8 @@ class TableRepo:
         if current is None or current.version < version:
             for hook in self.hooks:
                 hook(table_id, version, state)
+        for observer in self.observers:
+            observer(table_id, version, (event,), state)
         return state
 
     async def execute(
@@ -224,6 +235,8 @@ class TableRepo:
                 self._appended[table_id] = (first, events)
                 for append_hook in self.append_hooks:
                     append_hook(table_id, first, events, float(command.now), state)
+                for observer in self.observers:
+                    observer(table_id, first, events, state)
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)
