@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import cache
+from typing import Any
 
 import pytest
 from aiohttp import web
 
 from service.bot import attach_bot
+from service.bot.i18n import Catalogs, make_i18n
 from service.tables.facade import Tables
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
+from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
 from tests.webapp.server import free_port as webapp_free_port
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
@@ -20,6 +24,17 @@ PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
 
 def free_port() -> int:
     return webapp_free_port(PORTS)
+
+
+@cache
+def catalogs() -> Catalogs:
+    return make_i18n()
+
+
+def say(language: str, text: Callable[..., str], *args: Any) -> str:
+    """What the bot says with `text(*args)` in `language` (from the real catalogs)."""
+    with catalogs().speaking(language):
+        return text(*args)
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from service.bot.config import (
 )
 from service.bot.keyboards import webapp_keyboard
 from service.bot.routers.group import UsageError, parse_newtable_args
+from tests.bot.conftest import catalogs
 
 ids = st.from_regex(r"[A-Za-z0-9_-]{1,58}", fullmatch=True)
 
@@ -56,6 +57,11 @@ def test_plain_http_gets_a_link_not_a_web_app_button() -> None:
 
 
 def test_newtable_arguments() -> None:
+    with catalogs().speaking("en"):
+        check_newtable_arguments()
+
+
+def check_newtable_arguments() -> None:
     config = BotConfig(public_url=None)
     assert (parse_newtable_args(None, config).ante, parse_newtable_args(None, config).max_seats) \
         == (10, 6)
