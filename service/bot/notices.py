@@ -9,11 +9,17 @@ bot may write to, whether or not they have the table open: a missed turn is news
 
 from __future__ import annotations
 
+import logging
+
+from aiogram.exceptions import TelegramForbiddenError
+
 from events.table import TimedOut
 from service.bot import texts
 from service.bot.keyboards import timeout_keyboard
 from service.bot.reach import Reach
 from service.tables.bots import is_bot
+
+log = logging.getLogger(__name__)
 
 DAY = 86_400.0
 
@@ -43,4 +49,7 @@ class TimeoutNotices:
             )
             text = f"{what}\n\n{texts.sat_out()}" if sat_out else what
             markup = timeout_keyboard(reach.config, table_id, sat_out=sat_out)
-        await reach.bot.send_message(event.user_id, text, reply_markup=markup)
+        try:
+            await reach.bot.send_message(event.user_id, text, reply_markup=markup)
+        except TelegramForbiddenError:  # blocked: the sender has recorded it
+            log.info("timeout notice to %s: the player blocked the bot", event.user_id)

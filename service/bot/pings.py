@@ -16,7 +16,7 @@ import contextlib
 import logging
 from typing import NamedTuple
 
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import TelegramAPIError, TelegramForbiddenError
 
 from service.bot import texts
 from service.bot.keyboards import table_keyboard
@@ -30,18 +30,26 @@ TOO_LATE = 1.0  # seconds: a turn about to time out is not worth a message
 
 
 class Turn(NamedTuple):
-    """One player's turn: the same values for the same turn on every replica."""
+    """One player's turn: the same values for the same turn on every replica, and different
+    for two turns of one player: each turn's deadline is set from the clock of the command
+    that hands it out, and two commands never share a clock reading. (The pot is no part of
+    it: a bet changes the pot one event before the turn moves on, and a replica's feed sees
+    that state in between.) tests/bot/test_turns.py checks this on random hands."""
 
     table_id: str
     hand: int
     deal: int
+    phase: str
     seat: int
     user_id: int
     deadline: float
 
     @property
     def mark(self) -> str:
-        return f"turn:{self.table_id}:{self.hand}.{self.deal}.{self.seat}.{self.deadline!r}"
+        return (
+            f"turn:{self.table_id}:{self.hand}.{self.deal}.{self.phase}.{self.seat}"
+            f".{self.deadline!r}"
+        )
 
 
 def current_turn(table_id: str, state: TableState | None) -> Turn | None:
@@ -55,7 +63,7 @@ def current_turn(table_id: str, state: TableState | None) -> Turn | None:
     occupant = state.seats[seat]
     if occupant is None:
         return None
-    return Turn(table_id, hand.number, hand.deal, seat, occupant.user_id, deadline)
+    return Turn(table_id, hand.number, hand.deal, hand.phase, seat, occupant.user_id, deadline)
 
 
 class Pings:
@@ -86,18 +94,26 @@ class Pings:
         reach = self.reach
         profile = await reach.reachable(turn.user_id)
         if profile is None or not profile.pings:
+            log.debug("no ping for %s: the bot may not write or pings are off", turn.mark)
             return
         if await reach.tables.presence.watching(turn.table_id, turn.user_id):
+            log.debug("no ping for %s: the player has the table open", turn.mark)
             return
         left = turn.deadline - reach.clock()
         if left < TOO_LATE:
             return
         if not await reach.once(turn.mark, ttl=left + 3600):
-            return  # another replica has it
+            log.info("ping for %s: another replica sends it", turn.mark)
+            return
+        log.info("ping for %s: sending it", turn.mark)
         with reach.i18n.speaking(reach.language(profile)):
             text = texts.your_turn(turn.table_id, pot, int(left))
             markup = table_keyboard(reach.config, turn.table_id)
-        message = await reach.bot.send_message(turn.user_id, text, reply_markup=markup)
+        try:
+            message = await reach.bot.send_message(turn.user_id, text, reply_markup=markup)
+        except TelegramForbiddenError:  # blocked: the sender has recorded it
+            log.info("ping for %s: the player blocked the bot", turn.mark)
+            return
         if not await self._until_over(turn):
             return
         try:

@@ -101,34 +101,44 @@ def render(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-class Earlier(msgspec.Struct, frozen=True):
-    number: int
-    winners: str
-    won: int
-
-
 class Posted(msgspec.Struct, frozen=True):
-    """The table's latest result message in its group."""
+    """The table's latest result message in its group: what it shows, to edit it again."""
 
     chat_id: int
     message_id: int
     sent_at: float
-    hands: tuple[Earlier, ...]  # the newest first, the one the message shows in full
+    newest: Outcome  # shown in full
+    earlier: tuple[Outcome, ...]  # one line each, the newest first
 
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Posted).decode
 
 
+def render_posted(newest: Outcome, earlier: Sequence[Outcome]) -> str:
+    """The message for a run of fast hands, in the current locale."""
+    text = render(newest)
+    if not earlier:
+        return text
+    lines = [texts.result_earlier(o.number, ", ".join(o.winners), o.won) for o in earlier]
+    return text + "\n\n" + "\n".join(lines)
+
+
 class GroupResults:
     def __init__(
-        self, reach: Reach, groups: GroupTables, *, window: float = 60.0, earlier: int = 3
+        self,
+        reach: Reach,
+        groups: GroupTables,
+        *,
+        window: float = 60.0,
+        earlier: int = 3,
+        lock_seconds: float = 30.0,
     ) -> None:
         self.reach = reach
         self.groups = groups
         self.window = window
         self.earlier = earlier
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.lock_seconds = lock_seconds
 
     async def settled(self, outcome: Outcome) -> None:
         reach = self.reach
@@ -137,13 +147,20 @@ class GroupResults:
             return
         if not await reach.once(f"result:{outcome.table_id}:{outcome.number}", ttl=DAY):
             return
-        lock = self._locks.setdefault(outcome.table_id, asyncio.Lock())
+        # One table's results one at a time, across replicas: the next hand's result must see
+        # the message the last one posted (hands come fastest exactly when posting is slowest,
+        # the group's 20 messages a minute).
+        lock = f"{reach.namespace}bot:result-lock:{outcome.table_id}"
+        waited = 0.0
+        while not await reach.tables.kv.claim(lock, ttl=self.lock_seconds):
+            if waited > self.lock_seconds:  # its holder died: the lock has expired by now
+                break
+            await asyncio.sleep(0.1)
+            waited += 0.1
         try:
-            async with lock:  # one table's hands in order, in this process
-                await self._post(outcome, binding.chat_id, binding.language)
+            await self._post(outcome, binding.chat_id, binding.language)
         finally:
-            if not lock.locked():
-                self._locks.pop(outcome.table_id, None)
+            await reach.tables.kv.delete(lock)
 
     async def _post(self, outcome: Outcome, chat_id: int, language: str) -> None:
         reach = self.reach
@@ -151,25 +168,26 @@ class GroupResults:
         raw = await reach.tables.kv.get(key)
         last = _decode(raw) if raw is not None else None
         now = reach.clock()
-        this = Earlier(outcome.number, ", ".join(outcome.winners), outcome.won)
         with reach.i18n.speaking(language):
-            text = render(outcome)
             if last is not None and last.chat_id == chat_id and now - last.sent_at < self.window:
-                before = [h for h in last.hands if h.number != outcome.number][: self.earlier]
-                lines = [texts.result_earlier(h.number, h.winners, h.won) for h in before]
-                edited = f"{text}\n\n" + "\n".join(lines) if lines else text
+                hands = sorted(
+                    {o.number: o for o in (last.newest, *last.earlier, outcome)}.values(),
+                    key=lambda o: -o.number,
+                )
+                newest, earlier = hands[0], tuple(hands[1 : 1 + self.earlier])
                 try:
                     await reach.bot.edit_message_text(
-                        edited, chat_id=chat_id, message_id=last.message_id
+                        render_posted(newest, earlier), chat_id=chat_id,
+                        message_id=last.message_id,
                     )
                 except TelegramBadRequest as exc:  # deleted by an admin, say: post anew
                     log.info("could not edit the result in %s: %s", chat_id, exc)
                 else:
-                    posted = Posted(chat_id, last.message_id, last.sent_at, (this, *before))
+                    posted = Posted(chat_id, last.message_id, last.sent_at, newest, earlier)
                     await reach.tables.kv.put(key, _encode(posted), ttl=self.window)
                     return
-            message = await reach.bot.send_message(chat_id, text)
-        posted = Posted(chat_id, message.message_id, now, (this,))
+            message = await reach.bot.send_message(chat_id, render(outcome))
+        posted = Posted(chat_id, message.message_id, now, outcome, ())
         await reach.tables.kv.put(key, _encode(posted), ttl=self.window)
 
 

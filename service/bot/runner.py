@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import Literal, cast
 
 from aiogram import Bot, Dispatcher
@@ -118,7 +119,7 @@ def _attach_watch(
     config: BotConfig,
     groups: GroupTables,
 ) -> None:
-    reach = Reach(tables, bot, i18n, config)
+    reach = Reach(tables, bot, i18n, config, clock=getattr(tables, "clock", time.time))
     watch = TableWatch(
         tables, Pings(reach), TimeoutNotices(reach), GroupResults(reach, groups)
     )

@@ -31,6 +31,7 @@ class Call(msgspec.Struct, frozen=True):
     params: JSON
     at: float = 0.0  # time.monotonic() when it arrived
     status: int = 200  # what the fake answered
+    result: Any = None  # what it answered with, when it accepted the call
 
 
 class Refusal(Exception):
@@ -186,7 +187,7 @@ class FakeBotAPI:
             self.calls.append(Call(method, params, at, refusal.status))
             await self._notify()
             return _error(refusal)
-        self.calls.append(Call(method, params, at))
+        self.calls.append(Call(method, params, at, 200, result))
         await self._notify()
         return web.json_response({"ok": True, "result": result})
 
@@ -333,9 +334,13 @@ def callback_update(
     }}
 
 
-def member_update(user_id: int, *, old: str, new: str, first_name: str = "Ana") -> JSON:
+def member_update(
+    user_id: int, *, old: str, new: str, first_name: str = "Ana", language_code: str | None = None
+) -> JSON:
     """Telegram telling the bot its status in a private chat changed (`kicked`: blocked)."""
     user: JSON = {"id": user_id, "is_bot": False, "first_name": first_name}
+    if language_code:
+        user["language_code"] = language_code
     bot: JSON = {"id": 123456, "is_bot": True, "first_name": "Svara"}
 
     def member(status: str) -> JSON:
