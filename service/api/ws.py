@@ -140,8 +140,8 @@ class _Session:
             message = known[2] if known else "internal error"
             await self.ws.close(code=code, message=message.encode()[:120])
             return False
+        await self._present()  # before `ready`: a client that has it counts as present
         await _send(self.ws, {"type": "ready", "version": view["version"]})
-        await self._present()
         return True
 
     async def _present(self) -> None:

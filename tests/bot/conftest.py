@@ -7,6 +7,8 @@ from functools import cache
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
+import redis.exceptions
 from aiohttp import web
 
 from service.bot import attach_bot
@@ -14,6 +16,7 @@ from service.bot.i18n import Catalogs, make_i18n
 from service.tables.facade import Tables
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
+from tests.conftest import REDIS_TEST_URL
 from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
 from tests.webapp.server import free_port as webapp_free_port
 
@@ -35,6 +38,22 @@ def say(language: str, text: Callable[..., str], *args: Any) -> str:
     """What the bot says with `text(*args)` in `language` (from the real catalogs)."""
     with catalogs().speaking(language):
         return text(*args)
+
+
+@pytest.fixture(autouse=True)
+async def _delete_what_the_test_made(unique: str) -> AsyncIterator[None]:
+    """Every key a test of this suite writes to the shared Redis has its `unique` id in it
+    (namespaces, key-value names): delete them afterwards."""
+    yield
+    client = aioredis.Redis.from_url(REDIS_TEST_URL)
+    try:
+        keys = [key async for key in client.scan_iter(match=f"*{unique}*", count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+    except (OSError, redis.exceptions.ConnectionError):  # no Redis: nothing was written there
+        pass
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture
