@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import msgspec
-from aiogram.exceptions import TelegramBadRequest
+from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 
 from events.table import HandSettled, ShowdownHappened, ShownHand
 from service.bot import texts
@@ -159,6 +159,9 @@ class GroupResults:
             waited += 0.1
         try:
             await self._post(outcome, binding.chat_id, binding.language)
+        except TelegramForbiddenError:  # the bot was removed from the group: stop posting
+            log.info("group %s refuses the bot; unbinding %s", binding.chat_id, outcome.table_id)
+            await self.groups.unbind(binding.chat_id, outcome.table_id)
         finally:
             await reach.tables.kv.delete(lock)
 

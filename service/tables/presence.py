@@ -59,13 +59,15 @@ class Presence:
         """Has `user_id` a socket open to `table_id` on any replica?"""
         return bool(await self.kv.members(self._key(table_id, user_id), self.clock()))
 
-    async def refresh(self) -> None:
-        """Move the expiry of every socket this process holds open."""
+    async def refresh(self, batch: int = 64) -> None:
+        """Move the expiry of every socket this process holds open (`batch` at a time)."""
         now = self.clock()
-        for member, (table_id, user_id) in list(self._open.items()):
-            await self.kv.add_member(
-                self._key(table_id, user_id), member, now + self.ttl, now=now
-            )
+        held = list(self._open.items())
+        for start in range(0, len(held), batch):
+            await asyncio.gather(*(
+                self.kv.add_member(self._key(table_id, user_id), member, now + self.ttl, now=now)
+                for member, (table_id, user_id) in held[start : start + batch]
+            ))
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Refresh every `ttl / 3` seconds until `stopping` is set."""

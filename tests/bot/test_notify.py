@@ -16,6 +16,7 @@ import pytest
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
+from service.bot.groups import GroupTables
 from service.bot.keyboards import SitIn
 from service.bot.results import Outcome, Shown, render
 from service.game.settings import TableSettings
@@ -438,3 +439,29 @@ async def test_two_replicas_send_one_ping_per_turn_and_one_result_per_hand(
     finally:
         follow.cancel()
         await asyncio.gather(follow, return_exceptions=True)
+
+
+async def test_a_group_that_removed_the_bot_is_no_longer_posted_to(
+    live: Live, fake_api: FakeBotAPI, clock: FakeClock
+) -> None:
+    ana, boris = people("en", "en")
+    group = -random.randrange(10**9, 10**12)
+    fake_api.push_update(message_update("/newtable", user_id=ana.id, chat_id=group,
+                                        chat_type="group"))
+    invite = await fake_api.wait_for("sendMessage", to_chat(group), within=10)
+    table_id = invite.params["reply_markup"]["inline_keyboard"][0][0]["url"].split("table_")[1]
+    groups = GroupTables(live.service.kv, live.service.streams.namespace)
+    assert (await groups.group_of(table_id)) is not None
+    fake_api.blocked.add(group)  # Telegram answers 403: the bot is not in the group any more
+    for user in (ana, boris):
+        await live.service.seat(user, table_id, 300)
+    await Table(live.service, clock, table_id).play([ana, boris], 1)
+    await fake_api.wait_until(lambda: any(
+        c.status == 403 for c in fake_api.calls_of("sendMessage", to_chat(group))))
+    for _ in range(100):
+        if await groups.group_of(table_id) is None:
+            break
+        await asyncio.sleep(0.05)
+    assert await groups.group_of(table_id) is None
+    assert await groups.tables_of(group) == []
+    assert (await live.service.profile(-group)).bot == "never"  # a group is nobody's profile
