@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import cache
 from typing import Any
@@ -18,7 +20,6 @@ from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
 from tests.conftest import REDIS_TEST_URL
 from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
-from tests.webapp.server import free_port as webapp_free_port
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
 PUBLIC_URL = "https://svara.example"
@@ -26,7 +27,19 @@ PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
 
 
 def free_port() -> int:
-    return webapp_free_port(PORTS)
+    """A free port of this suite's range, tried from a random start: other checkouts of this
+    project run the same suites on the same machine, and the first free port of a fixed
+    order is the one they would all take."""
+    start = random.randrange(len(PORTS))
+    for offset in range(len(PORTS)):
+        port = PORTS[(start + offset) % len(PORTS)]
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
 @cache

@@ -44,12 +44,20 @@ class Deployment:
         }
         self.servers: list[Server] = []
 
-    def start(self) -> Server:
+    async def start(self) -> Server:
+        hooks = len(self.fake.calls_of("setWebhook"))
         port = free_port()
         server = Server(self.tmp / f"serve-{len(self.servers)}.log", extra_env=self.env,
                         port=port)
         self.servers.append(server)
-        server.wait_ready(within=60)  # importing aiogram alone takes 10 s on a loaded machine
+        # Importing aiogram alone takes 10 s on a loaded machine.
+        await asyncio.to_thread(server.wait_ready, 60)
+        # Ours, not another checkout's server on the same port: it called our fake Telegram
+        # (at startup, just before it binds the port), and it still runs once that answers.
+        await self.fake.wait_until(
+            lambda: len(self.fake.calls_of("setWebhook")) > hooks, within=30)
+        await asyncio.to_thread(server.wait_ready, 30)
+        assert server.proc.poll() is None, server.log_path.read_text()[-2000:]
         return server
 
     async def tell(self, server: Server, update: JSON) -> None:
@@ -140,7 +148,7 @@ def ping_text(language: str, table_id: str, pot: int, text: str) -> bool:
 async def test_pings_in_svara_serve(
     deployment: Deployment, fake_api: FakeBotAPI, session: aiohttp.ClientSession
 ) -> None:
-    server = await asyncio.to_thread(deployment.start)
+    server = await deployment.start()
     ana, boris, vera = players(session, server, ["Ana", "Boris", "Vera"])
     await deployment.start_bot(server, ana, "ru")
     await deployment.start_bot(server, vera, "tr")  # Boris never starts the bot
@@ -197,8 +205,8 @@ async def test_pings_in_svara_serve(
 async def test_two_replicas_one_ping_per_turn_and_one_result_per_hand(
     deployment: Deployment, fake_api: FakeBotAPI, session: aiohttp.ClientSession
 ) -> None:
-    one = await asyncio.to_thread(deployment.start)
-    two = await asyncio.to_thread(deployment.start)
+    one = await deployment.start()
+    two = await deployment.start()
     ana, boris = players(session, one, ["Ana", "Boris"])
     await deployment.start_bot(one, ana, "en")
     await deployment.start_bot(two, boris, "de")
@@ -262,7 +270,7 @@ async def test_two_replicas_one_ping_per_turn_and_one_result_per_hand(
 async def test_timeout_notice_and_sit_in_in_svara_serve(
     deployment: Deployment, fake_api: FakeBotAPI, session: aiohttp.ClientSession
 ) -> None:
-    server = await asyncio.to_thread(deployment.start)
+    server = await deployment.start()
     ana, boris = players(session, server, ["Ana", "Boris"])
     await deployment.start_bot(server, ana, "de")
     table_id = await open_table(ana, [ana, boris], max_seats=2, turn_seconds=5)
