@@ -86,12 +86,12 @@ def newtable_usage() -> str:
     return _("Usage: /newtable [ante] [seats], for example /newtable 10 6 (2 to 10 seats).")
 
 
-def newtable_bad_ante() -> str:
-    return _("The ante must be a whole number, at least 1.")
+def newtable_bad_ante(most: int) -> str:
+    return _("The ante must be a whole number between 1 and {most}.").format(most=most)
 
 
 def newtable_bad_seats() -> str:
-    return _("A table has 2 to 10 seats.")
+    return _("A table has between 2 and 10 seats.")
 
 
 def newtable_anonymous() -> str:

@@ -70,6 +70,12 @@ def check_newtable_arguments() -> None:
     for bad in ["x", "10 1", "10 11", "-5", "1 2 3"]:
         with pytest.raises(UsageError):
             parse_newtable_args(bad, config)
+    # Numbers past the game's bounds are a usage answer naming them, never a table.
+    assert parse_newtable_args(f"{10**9} 2", config).ante == 10**9
+    for bad in [str(2**64), f"{10**9 + 1}", f"10 {2**64}", str(10**40)]:
+        with pytest.raises(UsageError) as refused:
+            parse_newtable_args(bad, config)
+        assert "between" in str(refused.value)
 
 
 def test_attach_bot_refuses_bad_modes() -> None:

@@ -62,12 +62,14 @@ class Table:
         _, state = await self.service.state(self.id)
         assert state is not None and state.deadline is not None, state
         self.clock.now = max(self.clock.now, state.deadline)
+        await self.service.presence.refresh()  # what its refresher does as time goes by
         await self.service.driver.fire(self.id)
 
     async def move(self, user: User) -> None:
         """`user` acts a second after the last command (as people do: never in the same
         clock reading, which is what tells two turns of one player apart)."""
         self.clock.advance(1.0)
+        await self.service.presence.refresh()
         view = await self.service.view(user, self.id)
         legal = {a["type"]: a for a in view["you"]["legal"]}
         for kind in ("pass", "call", "raise", "fold"):

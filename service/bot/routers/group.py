@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 GROUP_CHATS = {"group", "supergroup"}
 LISTED = 10  # tables /tables shows at most
+MAX_ANTE = 10**9  # the game's own bound on an ante (so an ante can never overflow a pot)
 
 
 class UsageError(ValueError):
@@ -40,8 +41,8 @@ def parse_newtable_args(args: str | None, config: BotConfig) -> TableSettings:
         raise UsageError(texts.newtable_usage()) from None
     ante = numbers[0] if numbers else config.default_ante
     seats = numbers[1] if len(numbers) > 1 else config.default_seats
-    if ante < 1:
-        raise UsageError(f"{texts.newtable_bad_ante()} {texts.newtable_usage()}")
+    if not 1 <= ante <= MAX_ANTE:
+        raise UsageError(f"{texts.newtable_bad_ante(MAX_ANTE)} {texts.newtable_usage()}")
     if not 2 <= seats <= 10:
         raise UsageError(f"{texts.newtable_bad_seats()} {texts.newtable_usage()}")
     try:
