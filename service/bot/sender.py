@@ -18,8 +18,11 @@ Failures:
   cannot show anything twice: a connection that was never made, or an edit/delete/answer.
   A send whose request may have reached Telegram is not repeated; the caller gets the error.
 
-Hooks for metrics (Prometheus counters at merge): `on_sent(method, chat_id)` per call Telegram
-accepted, `on_retry_after(chat_id, seconds)` per 429, `on_blocked(user_id)` per 403 in private.
+Hooks for metrics: `on_sent(method, chat_id)` per call Telegram accepted, `on_retry_after(
+method, chat_id, seconds)` per 429, `on_blocked(user_id)` per 403 in a private chat; `method`
+is the Bot API's name (`sendMessage`). With service/metrics.py (ops) they wire as
+`sender.on_sent.append(lambda m, _: metrics.bot_message_sent(m))` and
+`sender.on_retry_after.append(lambda m, _c, _s: metrics.bot_message_rate_limited(m))`.
 """
 
 from __future__ import annotations
@@ -97,7 +100,7 @@ class Sender(BaseRequestMiddleware):
         self.clock = clock
         self.sleep = sleep
         self.on_sent: list[Callable[[str, int | None], None]] = []
-        self.on_retry_after: list[Callable[[int | None, float], None]] = []
+        self.on_retry_after: list[Callable[[str, int | None, float], None]] = []
         self.on_blocked: list[BlockedHook] = []
         self._locks: dict[int, tuple[asyncio.Lock, list[int]]] = {}  # chat -> lock, users
         self._next: dict[int, float] = {}  # chat -> earliest time of its next call
@@ -132,6 +135,7 @@ class Sender(BaseRequestMiddleware):
         chat: int | None,
     ) -> Response[TelegramType]:
         name = type(method).__name__
+        api_name: str = getattr(method, "__api_method__", name)
         failures = 0
         while True:
             if chat is not None:
@@ -141,7 +145,7 @@ class Sender(BaseRequestMiddleware):
             except TelegramRetryAfter as exc:
                 log.info("Telegram asks to wait %s s (chat %s)", exc.retry_after, chat)
                 for hook in self.on_retry_after:
-                    hook(chat, exc.retry_after)
+                    hook(api_name, chat, exc.retry_after)
                 if chat is not None:
                     self._hold(chat, exc.retry_after)
                 else:
@@ -161,7 +165,7 @@ class Sender(BaseRequestMiddleware):
                 await self.sleep(self.limits.backoff * 2 ** (failures - 1))
                 continue
             for sent in self.on_sent:
-                sent(name, chat)
+                sent(api_name, chat)
             return response
 
     # -- pacing -------------------------------------------------------------------------------

@@ -65,9 +65,10 @@ async def test_a_429_is_waited_out_and_the_message_delivered_exactly_once(
     fake_api: FakeBotAPI, make_sender: Any
 ) -> None:
     bot, sender, _ = make_sender()
-    retries: list[tuple[int | None, float]] = []
+    retries: list[tuple[str, int | None, float]] = []
     sent: list[tuple[str, int | None]] = []
-    sender.on_retry_after.append(lambda chat, seconds: retries.append((chat, seconds)))
+    sender.on_retry_after.append(
+        lambda method, chat, seconds: retries.append((method, chat, seconds)))
     sender.on_sent.append(lambda method, chat: sent.append((method, chat)))
     fake_api.too_many_requests(701, times=2, retry_after=1)
     started = time.monotonic()
@@ -78,8 +79,8 @@ async def test_a_429_is_waited_out_and_the_message_delivered_exactly_once(
     assert len(accepted(fake_api, 701)) == 1  # delivered once: never dropped, never twice
     assert tries[1].at - tries[0].at >= 0.9 and tries[2].at - tries[1].at >= 0.9
     assert time.monotonic() - started >= 1.98
-    assert retries == [(701, 1), (701, 1)]
-    assert sent == [("SendMessage", 701)]
+    assert retries == [("sendMessage", 701, 1), ("sendMessage", 701, 1)]
+    assert sent == [("sendMessage", 701)]
 
 
 async def test_a_chat_waiting_on_a_429_holds_up_no_other_chat(
