@@ -1,14 +1,27 @@
 """Everything the bot says, in English, marked for translation (gettext catalogs in
 `locales/`, see `service.bot.i18n`). Each text is a function: it is translated when called, in
-the locale of the moment (the player's, set by the i18n middleware or `i18n.use_locale`).
+the locale of the moment (the player's, set by the i18n middleware or `Catalogs.speaking`);
+called outside any (a unit test, a tool), it is the English source.
 
 Our own words; RULES.md is the authority on the game.
 """
 
 from __future__ import annotations
 
-from aiogram.utils.i18n import gettext as _
-from aiogram.utils.i18n import ngettext
+from aiogram.utils.i18n import I18n
+
+
+def _(text: str) -> str:
+    """`text` in the current locale (aiogram's gettext), English without one."""
+    i18n = I18n.get_current(no_error=True)
+    return text if i18n is None else i18n.gettext(text)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    i18n = I18n.get_current(no_error=True)
+    if i18n is None:
+        return singular if n == 1 else plural
+    return i18n.gettext(singular, plural, n)
 
 # Each language's own name for itself (the /settings buttons): never translated.
 LANGUAGE_NAMES = {

@@ -111,3 +111,11 @@ def test_the_catalogs_load_and_translate_plurals_by_number() -> None:
     assert len(set(arabic.values())) >= 3  # dual and the 3-10 plural differ from the rest
     assert i18n.gettext(turn, turns, 1, locale="en") == turn
     assert i18n.gettext(turn, turns, 2, locale="xx") == turns  # unknown: English
+
+
+def test_outside_any_locale_the_texts_are_the_english_source() -> None:
+    from service.bot import texts
+
+    assert texts.sat_in() == "You are back in: you will be dealt into the next hand."
+    assert texts.your_turn("abcdef12", 5, 1).endswith("1 second left.")
+    assert texts.your_turn("abcdef12", 5, 2).endswith("2 seconds left.")
