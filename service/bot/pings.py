@@ -122,25 +122,26 @@ class Pings:
             log.info("could not delete the ping to %s: %s", turn.user_id, exc)
 
     async def _until_over(self, turn: Turn) -> bool:
-        """True once the turn is over; False when the process is stopping first."""
+        """True once the turn is over; False when the process is stopping first. Looks at
+        once (the turn may have ended while the ping was on its way), then whenever this
+        process sees the table move, and every `poll` seconds for moves made elsewhere."""
         wake = asyncio.Event()
         waiting = self._changed.setdefault(turn.table_id, set())
         waiting.add(wake)
         try:
-            while True:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.poll):
-                        await wake.wait()
-                wake.clear()
-                if self._stopping:
-                    return False
+            while not self._stopping:
                 try:
                     _, state = await self.reach.tables.state(turn.table_id)
                 except Exception:  # the store briefly away: look again later
                     log.warning("could not read table %s", turn.table_id, exc_info=True)
-                    continue
-                if current_turn(turn.table_id, state) != turn:
-                    return True
+                else:
+                    if current_turn(turn.table_id, state) != turn:
+                        return True
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.poll):
+                        await wake.wait()
+                wake.clear()
+            return False
         finally:
             waiting.discard(wake)
             if not waiting:

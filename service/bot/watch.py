@@ -35,7 +35,7 @@ class TableWatch:
         notices: TimeoutNotices,
         results: GroupResults,
         *,
-        drain_seconds: float = 5.0,
+        drain_seconds: float = 3.0,
     ) -> None:
         self.tables = tables
         self.pings = pings
