@@ -1,6 +1,8 @@
 """Profile events: one stream per user (`profile:<user_id>`), what the player chose for
 themselves -- the language of the web app and the bot, whether the bot may call them to the
-table. Past-tense names, explicit tags; new fields get defaults so old events still decode.
+table -- and whether the bot may write to them at all (Telegram lets a bot message only users
+who started it, until they block it). Past-tense names, explicit tags; new fields get
+defaults so old events still decode.
 """
 
 from __future__ import annotations
@@ -21,7 +23,20 @@ class PreferencesSet(
     pings: bool | None = None  # may the bot message them when it is their turn
 
 
-AnyProfileEvent = PreferencesSet
+class BotStarted(ProfileEvent, frozen=True, kw_only=True, tag="bot_started", omit_defaults=True):
+    """The player opened a private chat with the bot (/start, or any message after blocking
+    it), so the bot may write to them; `language_code` is their Telegram client's language
+    then (it picks the bot's language for them until they choose one)."""
+
+    language_code: str | None = None
+
+
+class BotBlocked(ProfileEvent, frozen=True, kw_only=True, tag="bot_blocked"):
+    """Telegram refused a message to the player (403) or told the bot it was blocked: write
+    nothing to them until they start the bot again."""
+
+
+AnyProfileEvent = PreferencesSet | BotStarted | BotBlocked
 
 _encoder = msgspec.json.Encoder()
 _decoder: msgspec.json.Decoder[AnyProfileEvent] = msgspec.json.Decoder(AnyProfileEvent)

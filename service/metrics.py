@@ -120,6 +120,20 @@ bot_rate_limited: Final = Counter(
     ["method"],
     registry=REGISTRY,
 )
+# What became of each turn this process considered pinging (service.bot.pings).
+PING_OUTCOMES: Final = (
+    "sent",  # this process sent the ping
+    "unreachable",  # never started the bot, blocked it, or switched pings off
+    "watching",  # has the table open (a WebSocket to it on some replica)
+    "too_late",  # the turn was about to time out
+    "elsewhere",  # another replica claimed the turn first
+)
+bot_pings: Final = Counter(
+    "svara_bot_pings_total",
+    "Turns the bot considered pinging, by what it decided.",
+    ["outcome"],
+    registry=REGISTRY,
+)
 
 # Pre-bound children: what the hot path touches.
 _ACTION_CHILDREN: Final = {
@@ -181,6 +195,11 @@ def bot_message_sent(method: str = "sendMessage") -> None:
     `method` is the Bot API method (`sendMessage`, `editMessageText`, ...); keep it to that
     bounded set, never a chat id or text."""
     bot_messages.labels(method).inc()
+
+
+def bot_ping(outcome: str) -> None:
+    """The bot decided about a turn's ping (`PING_OUTCOMES`)."""
+    bot_pings.labels(outcome).inc()
 
 
 def bot_message_rate_limited(method: str = "sendMessage") -> None:

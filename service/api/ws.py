@@ -10,6 +10,10 @@ backs up buffers at most `ws_queue_size` batches; a full buffer, or one that doe
 so one slow phone never holds memory or delays anyone else; a long catch-up merely waits for
 the socket. Protocol-level pings (aiohttp `heartbeat`) drop dead connections;
 `{"type": "ping"}` frames get `{"type": "pong"}` for clients that want app-level pings.
+
+An authenticated socket counts as its user having the table open (`TableService.presence`,
+seen by every replica) from `ready` until it closes: the bot calls nobody to a table they are
+looking at.
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
     finally:
         metrics.open_websockets.dec()
         await session.stop_feed()
+        await session.absent()
         if not ws.closed:
             await ws.close()
     return ws
@@ -88,6 +93,8 @@ class _Session:
         self.user: User | None = None
         self.feed: list[asyncio.Task[None]] = []
         self.out: _Out | None = None
+        self.presence: Any = getattr(self.tables, "presence", None)  # test doubles have none
+        self.presence_token: str | None = None
 
     async def run(self) -> None:
         if not await self._authenticate():
@@ -138,8 +145,28 @@ class _Session:
             _closed_with(code, self.table_id, message, exc)
             await self.ws.close(code=code, message=message.encode()[:120])
             return False
+        await self._present()  # before `ready`: a client that has it counts as present
         await _send(self.ws, {"type": "ready", "version": view["version"]})
         return True
+
+    async def _present(self) -> None:
+        """Count this socket as its user having the table open (an outage only costs the
+        bot's judgement of who to call, never the socket)."""
+        if self.presence is None or self.user is None:
+            return
+        try:
+            self.presence_token = await self.presence.opened(self.table_id, self.user.id)
+        except Exception:
+            log.warning("could not record presence at %s", self.table_id, exc_info=True)
+
+    async def absent(self) -> None:
+        token, self.presence_token = self.presence_token, None
+        if token is None:
+            return
+        try:
+            await self.presence.closed(token)
+        except Exception:  # it expires by itself
+            log.warning("could not clear presence at %s", self.table_id, exc_info=True)
 
     async def _handle(self, frame: schemas.ClientFrame) -> None:
         if isinstance(frame, schemas.ResumeFrame):

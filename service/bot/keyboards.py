@@ -1,4 +1,4 @@
-"""Inline keyboards: the web app button for private chats, a deep-link button for groups.
+"""Inline keyboards. Labels are passed in already translated (the caller knows the language).
 
 Telegram shows `web_app` buttons only in private chats, so a group gets a plain URL button
 to the bot's deep link, which in turn answers with the web app button.
@@ -6,23 +6,84 @@ to the bot's deep link, which in turn answers with the web app button.
 
 from __future__ import annotations
 
+from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from service.bot import texts
-from service.bot.config import deep_link
+from service.bot.config import BotConfig, deep_link
+from service.tables.profiles import LANGUAGES
+
+
+class SitIn(CallbackData, prefix="sitin"):
+    """The timeout notice's button: sit the player in again at `table`."""
+
+    table: str
+
+
+class ChooseLanguage(CallbackData, prefix="lang"):
+    language: str
+
+
+class SetPings(CallbackData, prefix="pings"):
+    on: bool
+
+
+def webapp_button(url: str, label: str) -> InlineKeyboardButton:
+    """A button that opens the web app at `url` (https) or, failing that, a link to it."""
+    if url.startswith("https://"):
+        return InlineKeyboardButton(text=label, web_app=WebAppInfo(url=url))
+    # Telegram refuses web_app buttons without TLS; a link still works in a browser
+    return InlineKeyboardButton(text=label, url=url)
 
 
 def webapp_keyboard(url: str, label: str) -> InlineKeyboardMarkup:
-    """A button that opens the web app at `url` (https) or, failing that, a link to it."""
-    if url.startswith("https://"):
-        button = InlineKeyboardButton(text=label, web_app=WebAppInfo(url=url))
-    else:  # Telegram refuses web_app buttons without TLS; a link still works in a browser
-        button = InlineKeyboardButton(text=label, url=url)
-    return InlineKeyboardMarkup(inline_keyboard=[[button]])
+    return InlineKeyboardMarkup(inline_keyboard=[[webapp_button(url, label)]])
+
+
+def table_keyboard(config: BotConfig, table_id: str) -> InlineKeyboardMarkup | None:
+    """One button opening `table_id` (None when the web app's address is not configured)."""
+    url = config.webapp_url(table_id)
+    return webapp_keyboard(url, texts.open_table_button()) if url else None
 
 
 def group_table_keyboard(bot_username: str, table_id: str) -> InlineKeyboardMarkup:
     button = InlineKeyboardButton(
-        text=texts.JOIN_TABLE_BUTTON, url=deep_link(bot_username, table_id)
+        text=texts.join_table_button(), url=deep_link(bot_username, table_id)
     )
     return InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
+def group_tables_keyboard(bot_username: str, table_ids: list[str]) -> InlineKeyboardMarkup:
+    rows = [
+        [InlineKeyboardButton(text=texts.group_table_button(t), url=deep_link(bot_username, t))]
+        for t in table_ids
+    ]
+    return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+def timeout_keyboard(
+    config: BotConfig, table_id: str, *, sat_out: bool
+) -> InlineKeyboardMarkup | None:
+    """Sit in (when sat out) and Open table (when the web app's address is known)."""
+    rows: list[list[InlineKeyboardButton]] = []
+    if sat_out:
+        data = SitIn(table=table_id).pack()
+        rows.append([InlineKeyboardButton(text=texts.sit_in_button(), callback_data=data)])
+    url = config.webapp_url(table_id)
+    if url:
+        rows.append([webapp_button(url, texts.open_table_button())])
+    return InlineKeyboardMarkup(inline_keyboard=rows) if rows else None
+
+
+def settings_keyboard(pings: bool) -> InlineKeyboardMarkup:
+    languages = [
+        InlineKeyboardButton(
+            text=texts.LANGUAGE_NAMES[code], callback_data=ChooseLanguage(language=code).pack()
+        )
+        for code in LANGUAGES
+    ]
+    toggle = InlineKeyboardButton(
+        text=texts.pings_off_button() if pings else texts.pings_on_button(),
+        callback_data=SetPings(on=not pings).pack(),
+    )
+    return InlineKeyboardMarkup(inline_keyboard=[languages[:3], languages[3:], [toggle]])

@@ -1,5 +1,9 @@
 """`attach_bot`: run the bot inside the API's aiohttp application, by webhook or polling.
 
+Every Bot API call goes through one `Sender` (Telegram's limits, 429 retries, 403 = blocked).
+With a `TableService` (anything with observers and a key-value store), the bot also watches
+the tables (`TableWatch`): turn pings, timeout notices, group results.
+
 Bot API failures at startup are logged, not fatal: the web app is the product and keeps
 serving while Telegram is unreachable (polling retries by itself; a webhook is set again on
 the next start).
@@ -10,17 +14,28 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Literal
+import time
+from typing import Literal, cast
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
-from aiogram.types import BotCommand
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
+from service import metrics
 from service.bot.config import WEBHOOK_PATH, BotConfig, webhook_secret
 from service.bot.dispatcher import build_dispatcher
+from service.bot.groups import GroupTables
+from service.bot.i18n import Catalogs, make_i18n
+from service.bot.menu import set_commands, set_menu_button
+from service.bot.notices import TimeoutNotices
+from service.bot.pings import Pings
+from service.bot.ports import BotTables, LiveTables
+from service.bot.reach import Reach
+from service.bot.results import GroupResults
+from service.bot.sender import Limits, Sender
+from service.bot.watch import TableWatch
 from service.tables.facade import Tables
 
 log = logging.getLogger(__name__)
@@ -28,14 +43,12 @@ log = logging.getLogger(__name__)
 BOT_KEY = web.AppKey("svara_bot", Bot)
 DISPATCHER_KEY = web.AppKey("svara_bot_dispatcher", Dispatcher)
 POLLING_KEY = web.AppKey("svara_bot_polling", asyncio.Task[None])
+# The process's one sender: its on_sent / on_retry_after / on_blocked hooks are where metrics
+# (Prometheus counters) attach.
+SENDER_KEY = web.AppKey("svara_bot_sender", Sender)
+WATCH_KEY = web.AppKey("svara_bot_watch", TableWatch)
 
 Mode = Literal["webhook", "polling"]
-COMMANDS = [
-    BotCommand(command="start", description="Open the game"),
-    BotCommand(command="newtable", description="Open a table for this group"),
-    BotCommand(command="rules", description="How Svara is played"),
-    BotCommand(command="help", description="What the bot can do"),
-]
 
 
 def make_bot(token: str, telegram_api_url: str | None) -> Bot:
@@ -46,33 +59,105 @@ def make_bot(token: str, telegram_api_url: str | None) -> Bot:
     return Bot(token)
 
 
+def bot_tables(tables: Tables) -> BotTables:
+    """`tables`, which must also keep profiles (TableService does; so do the tests' doubles)."""
+    needed = ("profile", "bot_started", "bot_blocked")
+    missing = [name for name in needed if not hasattr(tables, name)]
+    if missing:
+        raise TypeError(f"the bot needs {', '.join(missing)} of {type(tables).__name__}")
+    return cast(BotTables, tables)
+
+
+def live_tables(tables: BotTables) -> LiveTables | None:
+    """`tables` as something the bot can watch, if it is (TableService); else None."""
+    needed = ("observers", "presence", "kv", "streams", "state")
+    return cast(LiveTables, tables) if all(hasattr(tables, n) for n in needed) else None
+
+
 def attach_bot(
     app: web.Application,
-    tables: Tables,
+    any_tables: Tables,
     *,
     token: str,
     mode: str,
     public_url: str | None,
     telegram_api_url: str | None,
+    limits: Limits | None = None,
 ) -> None:
     """Register the bot's route (webhook mode) and startup/cleanup hooks on `app`."""
     if mode not in ("webhook", "polling"):
         raise ValueError(f"bot mode must be 'webhook' or 'polling', not {mode!r}")
     if mode == "webhook" and not public_url:
         raise ValueError("webhook mode needs PUBLIC_URL (Telegram must reach the server)")
+    tables = bot_tables(any_tables)
     bot = make_bot(token, telegram_api_url)
-    dp = build_dispatcher(tables, BotConfig(public_url=public_url))
+    sender = Sender(limits)
+    bot.session.middleware(sender)
+    sender.on_blocked.append(tables.bot_blocked)
+    sender.on_sent.append(lambda method, _chat: metrics.bot_message_sent(method))
+    sender.on_retry_after.append(
+        lambda method, _chat, _seconds: metrics.bot_message_rate_limited(method)
+    )
+    i18n = make_i18n()
+    config = BotConfig(public_url=public_url)
+    live = live_tables(tables)
+    groups = GroupTables(live.kv, live.streams.namespace) if live is not None else None
+    dp = build_dispatcher(tables, config, i18n, groups)
     app[BOT_KEY] = bot
     app[DISPATCHER_KEY] = dp
+    app[SENDER_KEY] = sender
+    if live is not None:
+        assert groups is not None
+        _attach_watch(app, live, bot, i18n, config, groups)
     if mode == "webhook":
         assert public_url is not None
-        _attach_webhook(app, bot, dp, token=token, public_url=public_url)
+        _attach_webhook(app, bot, dp, i18n, config, token=token, public_url=public_url)
     else:
-        _attach_polling(app, bot, dp)
+        _attach_polling(app, bot, dp, i18n, config)
+
+
+def _attach_watch(
+    app: web.Application,
+    tables: LiveTables,
+    bot: Bot,
+    i18n: Catalogs,
+    config: BotConfig,
+    groups: GroupTables,
+) -> None:
+    reach = Reach(tables, bot, i18n, config, clock=getattr(tables, "clock", time.time))
+    watch = TableWatch(
+        tables, Pings(reach), TimeoutNotices(reach), GroupResults(reach, groups)
+    )
+    app[WATCH_KEY] = watch
+
+    async def start(_: web.Application) -> None:
+        watch.start()
+
+    async def stop(_: web.Application) -> None:
+        await watch.stop()  # on_shutdown: before the bot's session and the service close
+
+    app.on_startup.append(start)
+    app.on_shutdown.append(stop)
+
+
+async def _introduce(bot: Bot, i18n: Catalogs, config: BotConfig) -> None:
+    """The command menu in every language and the menu button (a nicety: never fatal)."""
+    try:
+        await set_commands(bot, i18n)
+        await set_menu_button(bot, config, i18n)
+    except Exception:
+        log.exception("could not set the bot's commands and menu button")
 
 
 def _attach_webhook(
-    app: web.Application, bot: Bot, dp: Dispatcher, *, token: str, public_url: str
+    app: web.Application,
+    bot: Bot,
+    dp: Dispatcher,
+    i18n: Catalogs,
+    config: BotConfig,
+    *,
+    token: str,
+    public_url: str,
 ) -> None:
     secret = webhook_secret(token)
     # The handler closes the bot session on app shutdown.
@@ -85,22 +170,24 @@ def _attach_webhook(
             await bot.set_webhook(
                 url, secret_token=secret, allowed_updates=dp.resolve_used_update_types()
             )
-            await bot.set_my_commands(COMMANDS)
         except Exception:  # a Bot API outage must not keep the web app down
             log.exception("could not set the Telegram webhook to %s", url)
+        await _introduce(bot, i18n, config)
 
     app.on_startup.append(set_webhook)
     # No deleteWebhook on shutdown: other replicas keep serving the same webhook.
 
 
-def _attach_polling(app: web.Application, bot: Bot, dp: Dispatcher) -> None:
+def _attach_polling(
+    app: web.Application, bot: Bot, dp: Dispatcher, i18n: Catalogs, config: BotConfig
+) -> None:
     async def poll() -> None:
         try:
             # getUpdates is refused while a webhook is set.
             await bot.delete_webhook(drop_pending_updates=False)
-            await bot.set_my_commands(COMMANDS)
         except Exception:
             log.exception("Bot API unreachable at startup; polling will keep retrying")
+        await _introduce(bot, i18n, config)
         await dp.start_polling(bot, handle_signals=False, close_bot_session=True)
 
     def report(task: asyncio.Task[None]) -> None:

@@ -4,17 +4,22 @@ table. Chosen in the web app (or the bot's /settings), kept on the server in the
 
 The language a player sees is `effective_language`: their own choice if they made one, else
 their Telegram client's `language_code` (`ru-RU` -> `ru`), else English.
+
+The profile also says whether the bot may write to the player (`bot`): Telegram lets a bot
+message only users who started it, and a user who blocked it answers every message with 403.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Final
+from typing import Final, Literal
 
 import msgspec
 
 from events.profile import (
     AnyProfileEvent,
+    BotBlocked,
+    BotStarted,
     PreferencesSet,
     decode_profile_event,
     encode_profile_event,
@@ -27,9 +32,19 @@ LANGUAGES: Final = ("en", "ru", "bg", "tr", "de", "ar")  # en first: the fallbac
 DEFAULT_LANGUAGE: Final = "en"
 
 
+BotStatus = Literal["never", "started", "blocked"]
+
+
 class Profile(msgspec.Struct, frozen=True, kw_only=True):
     language: str | None = None  # None: never chosen (Telegram's language_code decides)
     pings: bool = True
+    bot: BotStatus = "never"  # may the bot write to them: only when "started"
+    telegram_language: str | None = None  # their client's language_code when they started it
+
+    @property
+    def reachable(self) -> bool:
+        """The bot may send this player a message (they started it and did not block it)."""
+        return self.bot == "started"
 
 
 EMPTY = Profile()
@@ -49,9 +64,15 @@ def effective_language(profile: Profile, language_code: str | None) -> str:
 
 
 def evolve(profile: Profile, event: AnyProfileEvent) -> Profile:
+    if isinstance(event, BotStarted):
+        return msgspec.structs.replace(
+            profile, bot="started", telegram_language=event.language_code
+        )
+    if isinstance(event, BotBlocked):
+        return msgspec.structs.replace(profile, bot="blocked")
     language = event.language if event.language is not None else profile.language
     pings = event.pings if event.pings is not None else profile.pings
-    return Profile(language=language, pings=pings)
+    return msgspec.structs.replace(profile, language=language, pings=pings)
 
 
 def fold(events: Iterable[AnyProfileEvent], profile: Profile = EMPTY) -> Profile:
@@ -74,6 +95,20 @@ def set_preferences(
     if changed_language is None and changed_pings is None:
         return []
     return [PreferencesSet(language=changed_language, pings=changed_pings)]
+
+
+def start_bot(profile: Profile, language_code: str | None) -> list[AnyProfileEvent]:
+    """The player wrote to the bot in private: it may write to them (a change only when it
+    could not before, or their Telegram language changed)."""
+    code = language_code[:35] if language_code else None
+    if profile.bot == "started" and profile.telegram_language == code:
+        return []
+    return [BotStarted(language_code=code)]
+
+
+def block_bot(profile: Profile) -> list[AnyProfileEvent]:
+    """The player blocked the bot: nothing more is written to them until they start it."""
+    return [BotBlocked()] if profile.bot == "started" else []
 
 
 ProfileDecision = Callable[[Profile], list[AnyProfileEvent]]
@@ -114,10 +149,13 @@ __all__ = [
     "DEFAULT_LANGUAGE",
     "EMPTY",
     "LANGUAGES",
+    "BotStatus",
     "PreferencesSet",
     "Profile",
     "Profiles",
+    "block_bot",
     "effective_language",
     "set_preferences",
+    "start_bot",
     "supported_language",
 ]

@@ -54,6 +54,8 @@ Indexer = Callable[[str, TableState | None, TableState, int], Sequence[IndexOp]]
 AppendHook = Callable[
     [str, int, Sequence[TableEvent], float, Sequence[str], TableState], None
 ]
+# (table_id, version of the first event, the events, the state after the last one)
+TableObserver = Callable[[str, int, Sequence[TableEvent], TableState], None]
 
 
 def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableState | None:
@@ -95,6 +97,13 @@ class TableRepo:
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
         # the index entries written with every append (`service.tables.index`), if any
         self.indexer: Indexer | None = None
+        # Told of every event this process learns *with the state after it*: its own appends
+        # (from the append's reply) and other processes' appends that its live feeds fold
+        # (`state_at`). Whoever appended an event always tells its observers; other replicas
+        # may too (dedup across processes is the observer's business), and the same version
+        # may come twice in one process (a feed can fold an event before the append's reply
+        # arrives). Called synchronously on the hot path: observers only look and schedule.
+        self.observers: list[TableObserver] = []
 
     async def load(self, table_id: str) -> Loaded:
         stream = self.streams.table(table_id)
@@ -163,6 +172,8 @@ class TableRepo:
         if current is None or current.version < version:
             for hook in self.hooks:
                 hook(table_id, version, state)
+        for observer in self.observers:
+            observer(table_id, version, (event,), state)
         return state
 
     async def execute(
@@ -244,6 +255,8 @@ class TableRepo:
                     append_hook(
                         table_id, first, events, float(command.now), result.hashes, state
                     )
+                for observer in self.observers:
+                    observer(table_id, first, events, state)
                 await self._maybe_snapshot(stream, table_id, after, events)
                 for hook in self.hooks:
                     hook(table_id, result.version, state)

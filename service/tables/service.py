@@ -21,6 +21,7 @@ import msgspec
 
 from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
+from events.store.kv import KeyValue, key_value_of
 from events.table import TableEvent
 from events.wallet import decode_wallet_event
 from service import metrics
@@ -47,8 +48,16 @@ from service.tables.history import MAX_LIMIT as MAX_HISTORY
 from service.tables.history import recent_hands
 from service.tables.index import decode_summary, full_changes, table_changes
 from service.tables.live import Feeds
-from service.tables.profiles import Profile, Profiles, effective_language, set_preferences
-from service.tables.repo import Loaded, TableRepo
+from service.tables.presence import Presence
+from service.tables.profiles import (
+    Profile,
+    Profiles,
+    block_bot,
+    effective_language,
+    set_preferences,
+    start_bot,
+)
+from service.tables.repo import Loaded, TableObserver, TableRepo
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers, parse_mark, transfer_mark
 
@@ -93,8 +102,13 @@ class TableService:
         transfer_grace: float = 60.0,
         snapshot_every: int = 200,
         bots_play_alone: bool = False,
+        kv: KeyValue | None = None,
+        presence_ttl: float = 60.0,
     ) -> None:
         self.store = store
+        # Operational state beside the log (presence, the bot's dedup marks): never facts.
+        self.kv = kv if kv is not None else key_value_of(store)
+        self.presence = Presence(self.kv, namespace=namespace, ttl=presence_ttl, clock=clock)
         self.clock = clock
         self.streams = Streams(namespace)
         self._seeds = seeds
@@ -148,6 +162,7 @@ class TableService:
             asyncio.create_task(self.driver.run(), name="svara-driver"),
             asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
             asyncio.create_task(self._indexes_ready(), name="svara-indexes"),
+            asyncio.create_task(self.presence.run(self._stopping), name="svara-presence"),
         ]
 
     async def stop(self) -> None:
@@ -421,6 +436,33 @@ class TableService:
         """A player's preferences (the bot reads them before it messages the player)."""
         async with service_errors():
             return await self.profiles.get(user_id)
+
+    async def bot_started(self, user: User) -> Profile:
+        """The player wrote to the bot in a private chat: the bot may write to them."""
+        async with service_errors():
+            return await self.profiles.update(
+                user.id, lambda p: start_bot(p, user.language_code)
+            )
+
+    async def bot_blocked(self, user_id: int) -> Profile:
+        """Telegram says the player blocked the bot: write nothing until they start it."""
+        async with service_errors():
+            return await self.profiles.update(user_id, block_bot)
+
+    # -- observing tables (the bot) -------------------------------------------------------------
+
+    @property
+    def observers(self) -> list[TableObserver]:
+        """Callbacks told of every event this process appends or folds from a live feed, with
+        the state after it (`TableRepo.observers`: synchronous, cheap, may repeat a version,
+        other replicas may see the same event)."""
+        return self.repo.observers
+
+    async def state(self, table_id: str) -> tuple[int, TableState | None]:
+        """A table's version and state, read through (the cache plus the store's tail)."""
+        async with service_errors():
+            loaded = await self.repo.load(table_id)
+            return loaded.version, loaded.state
 
     async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
         async with service_errors():

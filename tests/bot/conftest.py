@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import random
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import cache
+from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
+import redis.exceptions
 from aiohttp import web
 
 from service.bot import attach_bot
+from service.bot.i18n import Catalogs, make_i18n
 from service.tables.facade import Tables
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
-from tests.webapp.server import free_port as webapp_free_port
+from tests.conftest import REDIS_TEST_URL
+from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
 PUBLIC_URL = "https://svara.example"
@@ -19,7 +27,46 @@ PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
 
 
 def free_port() -> int:
-    return webapp_free_port(PORTS)
+    """A free port of this suite's range, tried from a random start: other checkouts of this
+    project run the same suites on the same machine, and the first free port of a fixed
+    order is the one they would all take."""
+    start = random.randrange(len(PORTS))
+    for offset in range(len(PORTS)):
+        port = PORTS[(start + offset) % len(PORTS)]
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+
+
+@cache
+def catalogs() -> Catalogs:
+    return make_i18n()
+
+
+def say(language: str, text: Callable[..., str], *args: Any) -> str:
+    """What the bot says with `text(*args)` in `language` (from the real catalogs)."""
+    with catalogs().speaking(language):
+        return text(*args)
+
+
+@pytest.fixture(autouse=True)
+async def _delete_what_the_test_made(unique: str) -> AsyncIterator[None]:
+    """Every key a test of this suite writes to the shared Redis has its `unique` id in it
+    (namespaces, key-value names): delete them afterwards."""
+    yield
+    client = aioredis.Redis.from_url(REDIS_TEST_URL)
+    try:
+        keys = [key async for key in client.scan_iter(match=f"*{unique}*", count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+    except (OSError, redis.exceptions.ConnectionError):  # no Redis: nothing was written there
+        pass
+    finally:
+        await client.aclose()
 
 
 @pytest.fixture

@@ -1,8 +1,10 @@
-"""A fake Telegram Bot API server: enough of it for aiogram to poll, answer and set webhooks.
+"""A fake Telegram Bot API server: enough of it for aiogram to poll, answer, edit and delete,
+and to meet Telegram's refusals (429 with `retry_after`, 403 from a user who blocked the bot).
 
-It records every method call (name and decoded parameters) so tests can assert on what the
-bot really sent over HTTP, and it can hand updates to the bot both ways Telegram does: queued
-for `getUpdates` (polling) or POSTed to the webhook the bot registered.
+It records every method call (name, decoded parameters, time) so tests can assert on what the
+bot really sent over HTTP; it keeps the chats' messages as Telegram would (sent, edited,
+deleted); and it can hand updates to the bot both ways Telegram does: queued for `getUpdates`
+(polling) or POSTed to the webhook the bot registered.
 """
 
 from __future__ import annotations
@@ -20,11 +22,24 @@ import msgspec
 from aiohttp import web
 
 JSON = dict[str, Any]
+# What puts something in a chat: what a 429 or a 403 applies to.
+CHAT_WRITES = {"sendmessage", "editmessagetext", "deletemessage"}
 
 
 class Call(msgspec.Struct, frozen=True):
     method: str  # as aiogram spells it, e.g. "sendMessage"
     params: JSON
+    at: float = 0.0  # time.monotonic() when it arrived
+    status: int = 200  # what the fake answered
+    result: Any = None  # what it answered with, when it accepted the call
+
+
+class Refusal(Exception):
+    def __init__(self, status: int, description: str, parameters: JSON | None = None) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
+        self.parameters = parameters
 
 
 def _decode(value: str) -> Any:
@@ -44,6 +59,11 @@ class FakeBotAPI:
         self.username = username
         self.calls: list[Call] = []
         self.webhook: JSON | None = None  # the last setWebhook parameters
+        self.messages: dict[tuple[int, int], JSON] = {}  # (chat, message id) -> as it is now
+        self.deleted: list[tuple[int, int]] = []
+        self.blocked: set[int] = set()  # users who blocked the bot: their chat answers 403
+        self._too_many: dict[int, list[int]] = {}  # chat -> [429s left, retry_after]
+        self.server_errors: dict[str, int] = {}  # method (lower case) -> 500s left to answer
         self._updates: list[JSON] = []
         self._update_ids = itertools.count(1)
         self._message_ids = itertools.count(1)
@@ -70,6 +90,10 @@ class FakeBotAPI:
             await self._runner.cleanup()
 
     # --- what tests use ----------------------------------------------------------------
+    def too_many_requests(self, chat_id: int, times: int, retry_after: int = 1) -> None:
+        """The next `times` writes to `chat_id` are refused with 429 and `retry_after`."""
+        self._too_many[chat_id] = [times, retry_after]
+
     def push_update(self, update: JSON) -> JSON:
         """Queue an update for getUpdates; it gets the next update_id."""
         update = {"update_id": next(self._update_ids), **update}
@@ -94,8 +118,14 @@ class FakeBotAPI:
             await resp.read()
             return resp.status
 
-    def calls_of(self, method: str) -> list[Call]:
-        return [call for call in self.calls if call.method == method]
+    def calls_of(self, method: str, where: Callable[[Call], bool] = lambda _: True) -> list[Call]:
+        return [call for call in self.calls if call.method == method and where(call)]
+
+    def sent_to(self, chat_id: int) -> list[Call]:
+        """The sendMessage calls to `chat_id` that Telegram (the fake) accepted."""
+        return self.calls_of(
+            "sendMessage", lambda c: int(c.params["chat_id"]) == chat_id and c.status == 200
+        )
 
     async def wait_for(
         self,
@@ -104,15 +134,25 @@ class FakeBotAPI:
         *,
         within: float = 5.0,
     ) -> Call:
-        """The first recorded call of `method` matching `where`, waiting up to `within` seconds."""
+        """The first recorded call of `method` matching `where` that was accepted, waiting up
+        to `within` seconds."""
 
         def found() -> Call | None:
-            return next((c for c in self.calls if c.method == method and where(c)), None)
+            return next(
+                (c for c in self.calls if c.method == method and c.status == 200 and where(c)),
+                None,
+            )
 
         async with asyncio.timeout(within), self._changed:
             while (call := found()) is None:
                 await self._changed.wait()
             return call
+
+    async def wait_until(self, condition: Callable[[], bool], *, within: float = 5.0) -> None:
+        """Wait until `condition()` holds (checked after every call the fake records)."""
+        async with asyncio.timeout(within), self._changed:
+            while not condition():
+                await self._changed.wait()
 
     # --- the server --------------------------------------------------------------------
     async def _notify(self) -> None:
@@ -120,13 +160,14 @@ class FakeBotAPI:
             self._changed.notify_all()
 
     def _remember_chat(self, update: JSON) -> None:
-        chat = (update.get("message") or {}).get("chat")
-        if chat:
-            self._chat_types[chat["id"]] = chat["type"]
+        for kind in ("message", "my_chat_member"):
+            chat = (update.get(kind) or {}).get("chat")
+            if chat:
+                self._chat_types[chat["id"]] = chat["type"]
 
     async def _handle(self, request: web.Request) -> web.Response:
         if request.match_info["token"] != self.token:
-            return _error(401, "Unauthorized")
+            return _error(Refusal(401, "Unauthorized"))
         method = request.match_info["method"]
         params: JSON = {}
         if request.can_read_body:
@@ -135,13 +176,35 @@ class FakeBotAPI:
             else:
                 params = {k: _decode(v) for k, v in (await request.post()).items()
                           if isinstance(v, str)}
-        self.calls.append(Call(method, params))
-        await self._notify()
+        at = time.monotonic()
         handler = getattr(self, f"_m_{method.lower()}", None)
-        if handler is None:
-            return _error(404, f"Not Found: method {method} is not faked")
-        result = await handler(params)
+        try:
+            if handler is None:
+                raise Refusal(404, f"Not Found: method {method} is not faked")
+            self._refuse_if_told(method, params)
+            result = await handler(params)
+        except Refusal as refusal:
+            self.calls.append(Call(method, params, at, refusal.status))
+            await self._notify()
+            return _error(refusal)
+        self.calls.append(Call(method, params, at, 200, result))
+        await self._notify()
         return web.json_response({"ok": True, "result": result})
+
+    def _refuse_if_told(self, method: str, params: JSON) -> None:
+        if self.server_errors.get(method.lower(), 0) > 0:
+            self.server_errors[method.lower()] -= 1
+            raise Refusal(500, "Internal Server Error")
+        if method.lower() not in CHAT_WRITES or "chat_id" not in params:
+            return
+        chat_id = int(params["chat_id"])
+        if chat_id in self.blocked:
+            raise Refusal(403, "Forbidden: bot was blocked by the user")
+        left = self._too_many.get(chat_id)
+        if left is not None and left[0] > 0:
+            left[0] -= 1
+            raise Refusal(429, f"Too Many Requests: retry after {left[1]}",
+                          {"retry_after": left[1]})
 
     async def _m_getme(self, _: JSON) -> JSON:
         return {"id": self.bot_id, "is_bot": True, "first_name": "Svara",
@@ -168,7 +231,34 @@ class FakeBotAPI:
         }
         if "reply_markup" in params:
             message["reply_markup"] = params["reply_markup"]
+        self.messages[(chat_id, message["message_id"])] = message
         return message
+
+    async def _m_editmessagetext(self, params: JSON) -> JSON:
+        key = (int(params["chat_id"]), int(params["message_id"]))
+        message = self.messages.get(key)
+        if message is None:
+            raise Refusal(400, "Bad Request: message to edit not found")
+        edited = {**message, "text": params.get("text", ""), "edit_date": int(time.time())}
+        edited.pop("reply_markup", None)
+        if "reply_markup" in params:
+            edited["reply_markup"] = params["reply_markup"]
+        if (edited["text"], edited.get("reply_markup")) == (
+            message["text"], message.get("reply_markup")
+        ):
+            raise Refusal(400, "Bad Request: message is not modified")
+        self.messages[key] = edited
+        return edited
+
+    async def _m_deletemessage(self, params: JSON) -> bool:
+        key = (int(params["chat_id"]), int(params["message_id"]))
+        if self.messages.pop(key, None) is None:
+            raise Refusal(400, "Bad Request: message to delete not found")
+        self.deleted.append(key)
+        return True
+
+    async def _m_answercallbackquery(self, _: JSON) -> bool:
+        return True
 
     async def _m_setwebhook(self, params: JSON) -> bool:
         self.webhook = params
@@ -181,11 +271,15 @@ class FakeBotAPI:
     async def _m_setmycommands(self, _: JSON) -> bool:
         return True
 
+    async def _m_setchatmenubutton(self, _: JSON) -> bool:
+        return True
 
-def _error(status: int, description: str) -> web.Response:
-    return web.json_response(
-        {"ok": False, "error_code": status, "description": description}, status=status
-    )
+
+def _error(refusal: Refusal) -> web.Response:
+    body: JSON = {"ok": False, "error_code": refusal.status, "description": refusal.description}
+    if refusal.parameters:
+        body["parameters"] = refusal.parameters
+    return web.json_response(body, status=refusal.status)
 
 
 _ids = itertools.count(1000)
@@ -198,6 +292,7 @@ def message_update(
     first_name: str = "Ana",
     chat_id: int | None = None,
     chat_type: str = "private",
+    language_code: str | None = None,
 ) -> JSON:
     """An update carrying a text message (a command when it starts with '/')."""
     chat: JSON = {"id": chat_id if chat_id is not None else user_id, "type": chat_type}
@@ -205,14 +300,55 @@ def message_update(
         chat["title"] = "Svara club"
     else:
         chat["first_name"] = first_name
+    sender: JSON = {"id": user_id, "is_bot": False, "first_name": first_name}
+    if language_code:
+        sender["language_code"] = language_code
     message: JSON = {
         "message_id": next(_ids),
         "date": int(time.time()),
         "chat": chat,
-        "from": {"id": user_id, "is_bot": False, "first_name": first_name},
+        "from": sender,
         "text": text,
     }
     if text.startswith("/"):
         length = len(text.split()[0])
         message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
     return {"message": message}
+
+
+def callback_update(
+    data: str,
+    message: JSON,
+    *,
+    user_id: int,
+    first_name: str = "Ana",
+    language_code: str | None = None,
+) -> JSON:
+    """The user pressed a button with callback `data` on `message` (as the fake stored it)."""
+    sender: JSON = {"id": user_id, "is_bot": False, "first_name": first_name}
+    if language_code:
+        sender["language_code"] = language_code
+    return {"callback_query": {
+        "id": str(next(_ids)), "from": sender, "message": message,
+        "chat_instance": "ci", "data": data,
+    }}
+
+
+def member_update(
+    user_id: int, *, old: str, new: str, first_name: str = "Ana", language_code: str | None = None
+) -> JSON:
+    """Telegram telling the bot its status in a private chat changed (`kicked`: blocked)."""
+    user: JSON = {"id": user_id, "is_bot": False, "first_name": first_name}
+    if language_code:
+        user["language_code"] = language_code
+    bot: JSON = {"id": 123456, "is_bot": True, "first_name": "Svara"}
+
+    def member(status: str) -> JSON:
+        extra: JSON = {"until_date": 0} if status == "kicked" else {}
+        return {"status": status, "user": bot, **extra}
+
+    return {"my_chat_member": {
+        "chat": {"id": user_id, "type": "private", "first_name": first_name},
+        "from": user, "date": int(time.time()),
+        "old_chat_member": member(old), "new_chat_member": member(new),
+    }}

@@ -16,6 +16,7 @@ from service.bot.config import (
 )
 from service.bot.keyboards import webapp_keyboard
 from service.bot.routers.group import UsageError, parse_newtable_args
+from tests.bot.conftest import catalogs
 
 ids = st.from_regex(r"[A-Za-z0-9_-]{1,58}", fullmatch=True)
 
@@ -56,6 +57,11 @@ def test_plain_http_gets_a_link_not_a_web_app_button() -> None:
 
 
 def test_newtable_arguments() -> None:
+    with catalogs().speaking("en"):
+        check_newtable_arguments()
+
+
+def check_newtable_arguments() -> None:
     config = BotConfig(public_url=None)
     assert (parse_newtable_args(None, config).ante, parse_newtable_args(None, config).max_seats) \
         == (10, 6)
@@ -64,6 +70,12 @@ def test_newtable_arguments() -> None:
     for bad in ["x", "10 1", "10 11", "-5", "1 2 3"]:
         with pytest.raises(UsageError):
             parse_newtable_args(bad, config)
+    # Numbers past the game's bounds are a usage answer naming them, never a table.
+    assert parse_newtable_args(f"{10**9} 2", config).ante == 10**9
+    for bad in [str(2**64), f"{10**9 + 1}", f"10 {2**64}", str(10**40)]:
+        with pytest.raises(UsageError) as refused:
+            parse_newtable_args(bad, config)
+        assert "between" in str(refused.value)
 
 
 def test_newtable_numbers_have_an_upper_bound() -> None:

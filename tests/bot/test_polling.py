@@ -13,7 +13,7 @@ from service.bot import attach_bot, texts
 from service.bot.runner import BOT_KEY
 from service.game.settings import TableSettings
 from service.tables.facade import User
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp
+from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.fakeapi import Call, FakeBotAPI, message_update
 from tests.bot.tables_stub import StubTables
 
@@ -34,8 +34,9 @@ async def test_start_answers_with_a_play_button(
     await bot_app(stub_tables, mode="polling")
     fake_api.push_update(message_update("/start", user_id=11))
     sent = await fake_api.wait_for("sendMessage", to_chat(11))
-    assert sent.params["text"] == texts.GREETING
-    assert button(sent) == {"text": texts.PLAY_BUTTON, "web_app": {"url": PUBLIC_URL + "/"}}
+    assert sent.params["text"] == say("en", texts.greeting)
+    assert button(sent) == {"text": say("en", texts.play_button),
+                            "web_app": {"url": PUBLIC_URL + "/"}}
     # getUpdates is refused while a webhook is set, so the bot deletes it first.
     names = [c.method for c in fake_api.calls]
     assert names.index("deleteWebhook") < names.index("getUpdates")
@@ -48,7 +49,7 @@ async def test_deep_link_opens_that_table(
     table_id = await stub_tables.create_table(User(1, "Ana"), TableSettings(ante=10))
     fake_api.push_update(message_update(f"/start table_{table_id}", user_id=12))
     sent = await fake_api.wait_for("sendMessage", to_chat(12))
-    assert table_id in sent.params["text"]
+    assert sent.params["text"] == say("en", texts.table_invite, table_id)
     assert button(sent)["web_app"] == {"url": f"{PUBLIC_URL}/?table={table_id}"}
 
 
@@ -58,7 +59,7 @@ async def test_deep_link_to_an_unknown_table_says_so(
     await bot_app(stub_tables, mode="polling")
     fake_api.push_update(message_update("/start table_nosuchtable", user_id=13))
     sent = await fake_api.wait_for("sendMessage", to_chat(13))
-    assert sent.params["text"] == texts.TABLE_GONE.format(table_id="nosuchtable")
+    assert sent.params["text"] == say("en", texts.table_gone, "nosuchtable")
     assert button(sent)["web_app"] == {"url": PUBLIC_URL + "/"}
 
 
@@ -68,7 +69,7 @@ async def test_foreign_start_payload_is_a_plain_start(
     await bot_app(stub_tables, mode="polling")
     fake_api.push_update(message_update("/start table_../../etc", user_id=14))
     sent = await fake_api.wait_for("sendMessage", to_chat(14))
-    assert sent.params["text"] == texts.GREETING
+    assert sent.params["text"] == say("en", texts.greeting)
 
 
 async def test_help_and_rules(
@@ -77,8 +78,10 @@ async def test_help_and_rules(
     await bot_app(stub_tables, mode="polling")
     fake_api.push_update(message_update("/help", user_id=15))
     fake_api.push_update(message_update("/rules", user_id=16))
-    assert (await fake_api.wait_for("sendMessage", to_chat(15))).params["text"] == texts.HELP
-    assert (await fake_api.wait_for("sendMessage", to_chat(16))).params["text"] == texts.RULES
+    help_sent = await fake_api.wait_for("sendMessage", to_chat(15))
+    assert help_sent.params["text"] == say("en", texts.help_text)
+    rules_sent = await fake_api.wait_for("sendMessage", to_chat(16))
+    assert rules_sent.params["text"] == say("en", texts.rules)
 
 
 async def test_without_public_url_there_is_no_button(
@@ -87,7 +90,7 @@ async def test_without_public_url_there_is_no_button(
     await bot_app(stub_tables, mode="polling", public_url=None)
     fake_api.push_update(message_update("/start", user_id=17))
     sent = await fake_api.wait_for("sendMessage", to_chat(17))
-    assert sent.params["text"] == texts.GREETING_NO_APP
+    assert sent.params["text"] == say("en", texts.greeting_no_app)
     assert "reply_markup" not in sent.params
 
 

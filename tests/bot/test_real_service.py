@@ -11,7 +11,7 @@ from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp
+from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.fakeapi import FakeBotAPI, message_update
 
 
@@ -56,4 +56,4 @@ async def test_deep_link_to_a_table_the_service_does_not_know(
     await bot_app(service, mode="polling")
     fake_api.push_update(message_update("/start table_0123456789abcdef", user_id=33))
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "33")
-    assert sent.params["text"] == texts.TABLE_GONE.format(table_id="0123456789abcdef")
+    assert sent.params["text"] == say("en", texts.table_gone, "0123456789abcdef")

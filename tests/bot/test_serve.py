@@ -11,7 +11,7 @@ import pytest
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from tests.bot.conftest import PORTS, TOKEN, free_port
+from tests.bot.conftest import PORTS, TOKEN, free_port, say
 from tests.bot.fakeapi import FakeBotAPI, message_update
 from tests.webapp.server import Server
 
@@ -29,7 +29,7 @@ async def serve(tmp_path: Path) -> AsyncIterator[StartServer]:
         env = {k: v.format(port=port) for k, v in env.items()}
         srv = Server(tmp_path / f"serve-{len(servers)}.log", extra_env=env, port=port)
         servers.append(srv)
-        srv.wait_ready()
+        srv.wait_ready(within=60)  # importing aiogram alone takes 10 s on a loaded machine
         return srv
 
     yield start
@@ -74,7 +74,7 @@ async def test_webhook_bot_in_svara_serve(fake_api: FakeBotAPI, serve: StartServ
     # The fake plays Telegram: it POSTs to the registered URL with the registered secret.
     assert await fake_api.deliver(message_update("/start", user_id=43)) == 200
     sent = await fake_api.wait_for("sendMessage", to_chat(43), within=10)
-    assert sent.params["text"] == texts.GREETING
+    assert sent.params["text"] == say("en", texts.greeting)
     [[button]] = sent.params["reply_markup"]["inline_keyboard"]
     assert button["url"] == srv.url + "/"  # plain http: a link, not a Web App button
     assert await fake_api.deliver(message_update("/help", user_id=44), secret="wrong") == 401

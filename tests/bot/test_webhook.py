@@ -10,7 +10,7 @@ from service.bot import attach_bot, texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.game.settings import TableSettings
 from service.tables.facade import User
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, free_port
+from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, free_port, say
 from tests.bot.fakeapi import FakeBotAPI, message_update
 from tests.bot.tables_stub import StubTables
 
@@ -39,7 +39,7 @@ async def test_update_posted_to_the_webhook_is_answered(
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "21")
     [[button]] = sent.params["reply_markup"]["inline_keyboard"]
     assert button["web_app"]["url"] == f"{PUBLIC_URL}/?table={table_id}"
-    assert sent.params["text"] == texts.TABLE_INVITE.format(table_id=table_id)
+    assert sent.params["text"] == say("en", texts.table_invite, table_id)
 
 
 async def test_webhook_refuses_a_wrong_secret(
@@ -85,7 +85,7 @@ async def test_newtable_with_bad_arguments_explains(
         sent = await fake_api.wait_for(
             "sendMessage", lambda c, chat=chat: c.params["chat_id"] == chat
         )
-        assert texts.NEWTABLE_USAGE in sent.params["text"]
+        assert say("en", texts.newtable_usage) in sent.params["text"]
     assert not stub_tables.created
 
 
@@ -97,7 +97,7 @@ async def test_newtable_in_private_points_to_the_lobby(
     assert await fake_api.deliver(update, url=base + WEBHOOK_PATH,
                                   secret=webhook_secret(TOKEN)) == 200
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "25")
-    assert sent.params["text"] == texts.NEWTABLE_PRIVATE
+    assert sent.params["text"] == say("en", texts.newtable_private)
     assert not stub_tables.created
 
 
@@ -128,8 +128,8 @@ async def test_a_failing_handler_apologises_and_the_bot_goes_on(
     update = message_update("/newtable", user_id=26, chat_id=-600, chat_type="group")
     assert await fake_api.deliver(update, url=url, secret=secret) == 200
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "-600")
-    assert sent.params["text"] == texts.SORRY
+    assert sent.params["text"] == say("en", texts.sorry)
     assert await fake_api.deliver(message_update("/help", user_id=27), url=url,
                                   secret=secret) == 200
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "27")
-    assert sent.params["text"] == texts.HELP
+    assert sent.params["text"] == say("en", texts.help_text)

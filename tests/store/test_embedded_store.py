@@ -12,6 +12,7 @@ from events.store import open_store
 from events.store.factory import embedded_store
 from events.store.redis_store import RedisEventStore
 from tests.store.contract import MakeStore, StoreContract, new_stream
+from tests.store.kv_contract import KeyValueContract
 
 
 @pytest.fixture
@@ -30,6 +31,10 @@ async def make_store() -> AsyncIterator[MakeStore]:
 
 
 class TestEmbeddedStore(StoreContract):
+    pass
+
+
+class TestEmbeddedKeyValue(KeyValueContract):
     pass
 
 

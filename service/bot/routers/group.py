@@ -1,4 +1,5 @@
-"""`/newtable` in a group: create a table for the group and post a button to it."""
+"""Groups: `/newtable` opens a table bound to the group (its hands' results are posted there),
+`/tables` lists the group's tables that have a free seat."""
 
 from __future__ import annotations
 
@@ -10,66 +11,83 @@ from aiogram.types import Message
 
 from service.bot import texts
 from service.bot.config import BotConfig
-from service.bot.keyboards import group_table_keyboard, webapp_keyboard
+from service.bot.groups import GroupTables
+from service.bot.i18n import Catalogs, as_user
+from service.bot.keyboards import group_table_keyboard, group_tables_keyboard, webapp_keyboard
+from service.bot.ports import BotTables
 from service.game.errors import GameError
-from service.game.settings import TableSettings, validated
-from service.tables.facade import ServiceError, Tables, User
+from service.game.settings import MAX_ANTE, TableSettings, validated
+from service.tables.facade import ServiceError
 
 log = logging.getLogger(__name__)
 
 GROUP_CHATS = {"group", "supergroup"}
+LISTED = 10  # tables /tables shows at most
 
 
 class UsageError(ValueError):
-    """The command's arguments do not parse; the message says why."""
+    """The command's arguments do not parse; the message says why (in the current locale)."""
 
 
 def parse_newtable_args(args: str | None, config: BotConfig) -> TableSettings:
     """`[ante] [seats]` → validated settings; UsageError (with a message) otherwise."""
     parts = (args or "").split()
     if len(parts) > 2:
-        raise UsageError(texts.NEWTABLE_USAGE)
+        raise UsageError(texts.newtable_usage())
     try:
         numbers = [int(part) for part in parts]
     except ValueError:
-        raise UsageError(texts.NEWTABLE_USAGE) from None
+        raise UsageError(texts.newtable_usage()) from None
     ante = numbers[0] if numbers else config.default_ante
     seats = numbers[1] if len(numbers) > 1 else config.default_seats
+    if not 1 <= ante <= MAX_ANTE:
+        raise UsageError(f"{texts.newtable_bad_ante(MAX_ANTE)} {texts.newtable_usage()}")
+    if not 2 <= seats <= 10:
+        raise UsageError(f"{texts.newtable_bad_seats()} {texts.newtable_usage()}")
     try:
         return validated(TableSettings(ante=ante, max_seats=seats))
-    except GameError as exc:
-        raise UsageError(f"{exc.message}. {texts.NEWTABLE_USAGE}") from None
+    except GameError:  # nothing else /newtable sets can be wrong; say how to use it
+        raise UsageError(texts.newtable_usage()) from None
 
 
 def make_router() -> Router:
     router = Router(name="group")
-    router.message.register(on_newtable_group, Command("newtable"), F.chat.type.in_(GROUP_CHATS))
+    in_group = F.chat.type.in_(GROUP_CHATS)
+    router.message.register(on_newtable_group, Command("newtable"), in_group)
     router.message.register(on_newtable_private, Command("newtable"))
+    router.message.register(on_tables_group, Command("tables"), in_group)
+    router.message.register(on_tables_private, Command("tables"))
     return router
 
 
 async def on_newtable_group(
-    message: Message, command: CommandObject, bot: Bot, tables: Tables, config: BotConfig
+    message: Message,
+    command: CommandObject,
+    bot: Bot,
+    tables: BotTables,
+    config: BotConfig,
+    groups: GroupTables | None,
+    i18n: Catalogs,
 ) -> None:
     sender = message.from_user
     if sender is None or sender.is_bot:  # anonymous admins and channels post without a user
-        await message.reply(texts.NEWTABLE_FAILED.format(reason="send it as yourself"))
+        await message.reply(texts.newtable_anonymous())
         return
     try:
         settings = parse_newtable_args(command.args, config)
     except UsageError as exc:
         await message.reply(str(exc))
         return
-    user = User(id=sender.id, name=sender.full_name, language_code=sender.language_code)
     try:
-        table_id = await tables.create_table(user, settings)
+        table_id = await tables.create_table(as_user(sender), settings)
     except (ServiceError, GameError) as exc:
-        await message.reply(texts.NEWTABLE_FAILED.format(reason=exc.message))
+        log.warning("/newtable in %s failed: %s", message.chat.id, exc)
+        await message.reply(texts.newtable_failed())
         return
+    if groups is not None:
+        await groups.bind(message.chat.id, table_id, i18n.current_locale)
     me = await bot.me()
-    text = texts.NEWTABLE_CREATED.format(
-        name=sender.full_name, ante=settings.ante, seats=settings.max_seats
-    )
+    text = texts.newtable_created(sender.full_name, settings.ante, settings.max_seats)
     if me.username is None:  # every real bot has one; a misconfigured fake might not
         log.error("bot has no username; cannot build a deep link")
         await message.answer(text)
@@ -79,5 +97,36 @@ async def on_newtable_group(
 
 async def on_newtable_private(message: Message, config: BotConfig) -> None:
     url = config.webapp_url()
-    markup = webapp_keyboard(url, texts.PLAY_BUTTON) if url else None
-    await message.answer(texts.NEWTABLE_PRIVATE, reply_markup=markup)
+    markup = webapp_keyboard(url, texts.play_button()) if url else None
+    await message.answer(texts.newtable_private(), reply_markup=markup)
+
+
+async def on_tables_group(
+    message: Message, bot: Bot, tables: BotTables, groups: GroupTables | None
+) -> None:
+    """The group's tables with a free seat, each with a button to join it."""
+    listed: list[str] = []
+    lines = [texts.group_tables_header()]
+    for table_id in await groups.tables_of(message.chat.id) if groups is not None else []:
+        try:
+            view = await tables.view(None, table_id)
+        except ServiceError as exc:
+            if exc.status == 404 and groups is not None:
+                await groups.unbind(message.chat.id, table_id)
+            continue
+        settings = view["settings"]
+        free = int(settings["max_seats"]) - len(view["seats"])  # the occupied seats
+        if free > 0 and len(listed) < LISTED:
+            listed.append(table_id)
+            lines.append(texts.group_table_line(table_id, int(settings["ante"]), free))
+    me = await bot.me()
+    if not listed or me.username is None:
+        await message.answer(texts.group_no_tables())
+        return
+    await message.answer("\n".join(lines), reply_markup=group_tables_keyboard(me.username, listed))
+
+
+async def on_tables_private(message: Message, config: BotConfig) -> None:
+    url = config.webapp_url()
+    markup = webapp_keyboard(url, texts.play_button()) if url else None
+    await message.answer(texts.tables_private(), reply_markup=markup)

@@ -1,4 +1,4 @@
-"""`/help` and `/rules`: plain text, in any chat."""
+"""`/help` and `/rules`: plain text, in any chat, in the sender's language."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ def make_router() -> Router:
 
 
 async def on_help(message: Message) -> None:
-    await message.answer(texts.HELP)
+    await message.answer(texts.help_text())
 
 
 async def on_rules(message: Message) -> None:
-    await message.answer(texts.RULES)
+    await message.answer(texts.rules())

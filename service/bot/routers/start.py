@@ -1,17 +1,21 @@
-"""`/start` and its deep links: the way into the web app from a private chat."""
+"""`/start` and its deep links: the way into the web app from a private chat. Also where the
+bot learns that a user blocked or unblocked it (Telegram's `my_chat_member` updates)."""
 
 from __future__ import annotations
 
 import logging
 
-from aiogram import F, Router
-from aiogram.filters import CommandObject, CommandStart
-from aiogram.types import Message
+from aiogram import Bot, F, Router
+from aiogram.filters import KICKED, MEMBER, ChatMemberUpdatedFilter, CommandObject, CommandStart
+from aiogram.types import ChatMemberUpdated, Message
 
 from service.bot import texts
 from service.bot.config import BotConfig, table_id_from_payload
+from service.bot.i18n import Catalogs, as_user
 from service.bot.keyboards import webapp_keyboard
-from service.tables.facade import ServiceError, Tables
+from service.bot.menu import set_menu_button
+from service.bot.ports import BotTables
+from service.tables.facade import ServiceError
 
 log = logging.getLogger(__name__)
 
@@ -20,13 +24,23 @@ def make_router() -> Router:
     router = Router(name="start")
     router.message.filter(F.chat.type == "private")
     router.message.register(on_start, CommandStart())
+    router.my_chat_member.filter(F.chat.type == "private")
+    router.my_chat_member.register(
+        on_blocked, ChatMemberUpdatedFilter(member_status_changed=KICKED)
+    )
+    router.my_chat_member.register(
+        on_unblocked, ChatMemberUpdatedFilter(member_status_changed=MEMBER)
+    )
     return router
 
 
 async def on_start(
-    message: Message, command: CommandObject, tables: Tables, config: BotConfig
+    message: Message, command: CommandObject, bot: Bot, tables: BotTables, config: BotConfig,
+    i18n: Catalogs,
 ) -> None:
-    """Greet with a Play button; `/start table_<id>` opens that table instead."""
+    """Greet with a Play button; `/start table_<id>` opens that table instead. The chat's
+    menu button opens the web app, labelled in the player's language."""
+    await _menu_button(bot, config, i18n, message.chat.id)
     table_id = table_id_from_payload(command.args)
     if table_id is None:
         await _greet(message, config)
@@ -36,24 +50,39 @@ async def on_start(
     except ServiceError as exc:
         if exc.status == 404:
             lobby = config.webapp_url()
-            markup = webapp_keyboard(lobby, texts.PLAY_BUTTON) if lobby else None
-            await message.answer(texts.TABLE_GONE.format(table_id=table_id), reply_markup=markup)
+            markup = webapp_keyboard(lobby, texts.play_button()) if lobby else None
+            await message.answer(texts.table_gone(table_id), reply_markup=markup)
             return
         # Anything else (store briefly down): still hand out the link; the web app reports it.
         log.warning("could not check table %s: %s", table_id, exc.code)
     url = config.webapp_url(table_id)
     if url is None:
-        await message.answer(texts.GREETING_NO_APP)
+        await message.answer(texts.greeting_no_app())
         return
     await message.answer(
-        texts.TABLE_INVITE.format(table_id=table_id),
-        reply_markup=webapp_keyboard(url, texts.OPEN_TABLE_BUTTON),
+        texts.table_invite(table_id),
+        reply_markup=webapp_keyboard(url, texts.open_table_button()),
     )
 
 
 async def _greet(message: Message, config: BotConfig) -> None:
     url = config.webapp_url()
     if url is None:
-        await message.answer(texts.GREETING_NO_APP)
+        await message.answer(texts.greeting_no_app())
         return
-    await message.answer(texts.GREETING, reply_markup=webapp_keyboard(url, texts.PLAY_BUTTON))
+    await message.answer(texts.greeting(), reply_markup=webapp_keyboard(url, texts.play_button()))
+
+
+async def _menu_button(bot: Bot, config: BotConfig, i18n: Catalogs, chat_id: int) -> None:
+    try:
+        await set_menu_button(bot, config, i18n, language=i18n.current_locale, chat_id=chat_id)
+    except Exception:  # a nicety: the greeting matters more
+        log.warning("could not set the menu button of chat %s", chat_id, exc_info=True)
+
+
+async def on_blocked(update: ChatMemberUpdated, tables: BotTables) -> None:
+    await tables.bot_blocked(update.from_user.id)
+
+
+async def on_unblocked(update: ChatMemberUpdated, tables: BotTables) -> None:
+    await tables.bot_started(as_user(update.from_user))
