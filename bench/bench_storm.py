@@ -20,8 +20,9 @@ Measured, per scenario (a fresh server each):
 The storm sockets are spectators on a lean client (a few hundred lines of asyncio, one
 protocol object per socket: aiohttp's client would need more CPU than the server for 10,000
 sockets on two shared cores); the players act over HTTP with their own aiohttp sockets (the
-`bench_api.py` client), which stay up. Everything runs in an own SVARA_NAMESPACE whose keys
-are deleted at the end.
+`bench_api.py` client), which stay up, in another process than the storm's (one process for
+both measured the client's own work for the storm as the players' latency). Everything runs
+in an own SVARA_NAMESPACE whose keys are deleted at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import multiprocessing
 import os
 import random
 import resource
@@ -38,6 +40,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -248,6 +251,112 @@ class Storm:
         self.protocols = {}
 
 
+# -- the storm's own process --------------------------------------------------------------
+#
+# The spectators run in a process of their own, as 2,000 phones are not the players' phones:
+# in one process, the client's work for the storm delayed the players' measured actions as
+# much as the server did. The parent sends commands down a pipe; the child answers each.
+
+def storm_process(conn: Connection, host: str, port: int) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        uvloop.install()
+    asyncio.run(_storm_commands(conn, host, port))
+
+
+async def _storm_commands(conn: Connection, host: str, port: int) -> None:
+    storm = Storm(host, port)
+    watchers: list[Watcher] = []
+    while True:
+        command, arg = await asyncio.to_thread(conn.recv)
+        if command == "open":
+            table_ids, base, sockets = arg
+            watchers = [Watcher(table_ids[i % len(table_ids)],
+                                sign_init_data(api.TOKEN, user_id=base + i, name=f"w{i}"))
+                        for i in range(sockets)]
+            opened = time.perf_counter()
+            for chunk in range(0, sockets, 200):
+                await asyncio.gather(*(storm.connect(w, retry_until=opened + 60)
+                                       for w in watchers[chunk:chunk + 200]))
+            conn.send({"open_seconds": time.perf_counter() - opened,
+                       "refused_while_opening": reasons(watchers)})
+        elif command == "storm":
+            conn.send(await _storm(storm, watchers, spread=arg))
+        elif command == "final":
+            conn.send(await _final(watchers, finals=arg))
+        else:
+            storm.drop_all()
+            conn.send({})
+            return
+
+
+async def _storm(storm: Storm, watchers: list[Watcher], *, spread: float) -> JSON:
+    for w in watchers:
+        w.refusals.clear()
+        w.attempts = 0
+    overflows = listen_overflows()
+    t0 = time.perf_counter()
+    storm.drop_all()
+
+    async def back(w: Watcher) -> None:
+        await asyncio.sleep(random.random() * spread)
+        w.started_at = time.perf_counter()
+        await storm.connect(w, retry_until=t0 + 60)
+
+    await asyncio.gather(*(back(w) for w in watchers))
+    result: JSON = {"all_back_s": time.perf_counter() - t0,
+                    "listen_overflows": listen_overflows() - overflows}
+    times = sorted((w.caught_up_at or float("inf")) - t0 for w in watchers)
+    result["back_p50_s"] = times[len(times) // 2]
+    result["back_p99_s"] = times[int(0.99 * (len(times) - 1))]
+    result["back_max_s"] = times[-1]
+    own = sorted((w.caught_up_at or float("inf")) - w.started_at for w in watchers)
+    result["own_p99_s"] = own[int(0.99 * (len(own) - 1))]
+    result["first_try"] = sum(1 for w in watchers if w.attempts == 1)
+    result["turned_away"] = reasons(watchers)
+    return result
+
+
+async def _final(watchers: list[Watcher], *, finals: dict[str, int]) -> JSON:
+    """Every socket has every version of its table, once, in order."""
+    for _ in range(100):  # up to 10 s for the last frames in flight
+        if all(w.last >= finals[w.table] for w in watchers):
+            break
+        await asyncio.sleep(0.1)
+    return {
+        "lost": sum(w.lost for w in watchers),  # gaps in what a socket got
+        "behind": sum(1 for w in watchers if w.last < finals[w.table]),
+        "repeated": sum(w.repeated for w in watchers),
+        "events_per_socket": sum(w.last for w in watchers) / len(watchers),
+        "later_closed": sum(1 for w in watchers
+                            if any(k.startswith("later") for k in w.refusals)),
+    }
+
+
+class StormClient:
+    """The parent's end of the pipe to `storm_process`."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.conn, child = multiprocessing.Pipe()
+        self.process = multiprocessing.get_context("spawn").Process(
+            target=storm_process, args=(child, host, port), daemon=True)
+        self.process.start()
+
+    async def ask(self, command: str, arg: Any = None) -> JSON:
+        self.conn.send((command, arg))
+        answer: JSON = await asyncio.to_thread(self.conn.recv)
+        return answer
+
+    async def close(self) -> None:
+        if self.process.is_alive():
+            with contextlib.suppress(OSError, EOFError):
+                await asyncio.wait_for(self.ask("quit"), 10)
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+
+
 # -- the scenario ---------------------------------------------------------------------------
 
 def reasons(watchers: list[Watcher]) -> dict[str, int]:
@@ -323,7 +432,7 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                      env, f"{url}/api/health", cwd=api.REPO)
     result: JSON = {"sockets": sockets, "tables": args.tables, "playing": args.playing}
     http = api.HttpPool("127.0.0.1", port, 64)
-    storm = Storm("127.0.0.1", port)
+    storm = StormClient("127.0.0.1", port)
     try:
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
             rss = {"fresh": await settle_rss(proc.pid)}
@@ -335,15 +444,7 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
 
             print(f"[{sockets}] opening {sockets} sockets ...", flush=True)
             base = secrets.randbelow(10**12) + 3 * 10**12
-            watchers = [Watcher(table_ids[i % len(table_ids)],
-                                sign_init_data(api.TOKEN, user_id=base + i, name=f"w{i}"))
-                        for i in range(sockets)]
-            opened = time.perf_counter()
-            for chunk in range(0, sockets, 200):
-                await asyncio.gather(*(storm.connect(w, retry_until=opened + 60)
-                                       for w in watchers[chunk:chunk + 200]))
-            result["open_seconds"] = time.perf_counter() - opened
-            result["refused_while_opening"] = reasons(watchers)
+            result |= await storm.ask("open", (table_ids, base, sockets))
             rss["sockets"] = await settle_rss(proc.pid)
 
             loops = api.svara_loops(playing, args.interval)
@@ -352,9 +453,6 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
             before, _ = await api.run_phase(loops, args.phase)
             result["before"] = latency(before)
 
-            for w in watchers:
-                w.refusals.clear()
-                w.attempts = 0
             print(f"[{sockets}] storm: every socket drops, back within {args.spread} s ...",
                   flush=True)
             during = api.Stats()
@@ -368,33 +466,14 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                                         "4", "--rate", "200", "--format", "raw", "--output",
                                         f"{args.py_spy}-{sockets}.txt"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            overflows = listen_overflows()
             t0 = time.perf_counter()
-            storm.drop_all()
-
-            async def back(w: Watcher) -> None:
-                await asyncio.sleep(random.random() * args.spread)
-                w.started_at = time.perf_counter()
-                await storm.connect(w, retry_until=t0 + 60)
-
-            await asyncio.gather(*(back(w) for w in watchers))
-            all_back = time.perf_counter() - t0
-            result["listen_overflows"] = listen_overflows() - overflows
+            result |= await storm.ask("storm", args.spread)
             if spy is not None:
                 await asyncio.to_thread(spy.wait)
             await asyncio.sleep(max(0.0, args.phase - (time.perf_counter() - t0)))
             storm_done.set()
             await play
             result["during"] = latency(during)
-            times = sorted((w.caught_up_at or float("inf")) - t0 for w in watchers)
-            result["all_back_s"] = all_back
-            result["back_p50_s"] = times[len(times) // 2]
-            result["back_p99_s"] = times[int(0.99 * (len(times) - 1))]
-            result["back_max_s"] = times[-1]
-            own = sorted((w.caught_up_at or float("inf")) - w.started_at for w in watchers)
-            result["own_p99_s"] = own[int(0.99 * (len(own) - 1))]
-            result["first_try"] = sum(1 for w in watchers if w.attempts == 1)
-            result["turned_away"] = reasons(watchers)
             rss["after_storm"] = await settle_rss(proc.pid)
 
             print(f"[{sockets}] after ({args.phase:.0f} s) ...", flush=True)
@@ -409,25 +488,17 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                 status, view = await viewer.req("GET", f"/api/tables/{table}")
                 assert status == 200, view
                 finals[table] = int(view["version"])
-            for _ in range(100):  # up to 10 s for the last frames in flight
-                if all(w.last >= finals[w.table] for w in watchers):
-                    break
-                await asyncio.sleep(0.1)
-            result["lost"] = sum(w.lost for w in watchers)  # gaps in what a socket got
-            result["behind"] = sum(1 for w in watchers if w.last < finals[w.table])
-            result["repeated"] = sum(w.repeated for w in watchers)
-            result["events_per_socket"] = sum(w.last for w in watchers) / len(watchers)
-            result["later_closed"] = sum(1 for w in watchers
-                                         if any(k.startswith("later") for k in w.refusals))
+            result |= await storm.ask("final", finals)
             result["rss"] = rss
             result["rss_per_table_kb"] = 1024 * (rss["tables"] - rss["fresh"]) / args.tables
             result["rss_per_socket_kb"] = 1024 * (rss["sockets"] - rss["tables"]) / sockets
-            storm.drop_all()
+            await storm.close()
             for t in playing:
                 for s in t.seats:
                     if s.ws is not None:
                         await s.ws.close()
     finally:
+        await storm.close()
         http.close()
         api.stop(proc)
         await delete_namespace(args.redis_url, namespace)

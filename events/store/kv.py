@@ -94,6 +94,9 @@ class RedisKeyValue:
         # redis-py's RedisCluster fails commands sent concurrently before it has read the
         # slot map (AttributeError inside the client); its own initialize() is locked.
         self._ready = not isinstance(client, RedisCluster)
+        # EVALSHA, loading the script on a NOSCRIPT (a restarted or failed-over Redis): the
+        # script's text is not sent with every presence refresh of a reconnect storm.
+        self._add_member = client.register_script(_ADD_MEMBER)
 
     async def _op(self, op: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
         try:
@@ -128,7 +131,7 @@ class RedisKeyValue:
     ) -> None:
         score = "+inf" if math.isinf(until) else repr(float(until))
         at = repr(float(time.time() if now is None else now))
-        await self._op(self._client.eval, _ADD_MEMBER, 1, PREFIX + key, score, member, at)
+        await self._op(self._add_member, keys=[PREFIX + key], args=[score, member, at])
 
     async def remove_member(self, key: str, member: str) -> None:
         await self._op(self._client.zrem, PREFIX + key, member)

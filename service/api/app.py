@@ -20,7 +20,7 @@ from service.api.config import Config
 from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
 from service.api.ratelimit import RateLimiter
 from service.api.routes import add_routes, add_unmatched
-from service.api.ws import close_all
+from service.api.ws import GATES, Gates, close_all
 from service.tables.facade import Tables
 
 log = logging.getLogger("svara.api")
@@ -60,6 +60,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app[LIMITER] = RateLimiter(config.rate_per_second, config.rate_burst)
     app[SOCKETS] = weakref.WeakSet()
     app[AUTH_CACHE] = {}
+    app[GATES] = Gates(config.ws_setup_concurrency)
     if tables is None:
         tables = _own_service(app, config)
     app[TABLES] = tables

@@ -35,6 +35,9 @@ class Config:
     ws_heartbeat_seconds: float = 20.0
     ws_send_timeout_seconds: float = 5.0
     ws_auth_timeout_seconds: float = 10.0
+    # Sockets being set up at once (auth -> `ready`); more wait their turn, so a reconnect
+    # storm queues behind a short line instead of in front of every player's action.
+    ws_setup_concurrency: int = 32
     practice_bots: int = 2
     namespace: str = ""  # a prefix for every stream name: several deployments on one Redis
     log_format: str = "text"  # or "json": one JSON object a line (service/logs.py)
@@ -84,6 +87,7 @@ class Config:
             max_body_bytes=_int(get, "MAX_BODY_BYTES", 16 * 1024, low=256),
             ws_queue_size=_int(get, "WS_QUEUE_SIZE", 256, low=1),
             ws_heartbeat_seconds=float(_int(get, "WS_HEARTBEAT_SECONDS", 20, low=1)),
+            ws_setup_concurrency=_int(get, "WS_SETUP_CONCURRENCY", 32, low=1),
             practice_bots=_int(get, "PRACTICE_BOTS", 2, low=0),
             namespace=_namespace(get("SVARA_NAMESPACE")),
             log_format=_log_format(get("LOG_FORMAT")),

@@ -51,6 +51,34 @@ async def _send(ws: web.WebSocketResponse, frame: dict[str, Any]) -> None:
     await ws.send_frame(_encode(frame), WSMsgType.TEXT)
 
 
+class Gates:
+    """Admission control for a reconnect storm (a mobile network dropping thousands of
+    players at once). At most `setups` sockets are set up at once (auth to `ready`: a read of
+    the table's version unless this process follows it, and a presence write), and at most
+    `farewells` closed sockets are torn down at once (their feed left, their presence
+    cleared), in the background. The rest wait in line, so the store's connection pool and
+    the event loop keep room for the players' actions: 2,000 sockets dropping at once
+    otherwise tear down in one turn of the event loop, in front of every action."""
+
+    def __init__(self, setups: int, farewells: int = 8) -> None:
+        self.setups = asyncio.Semaphore(setups)
+        self.farewells = asyncio.Semaphore(farewells)
+        self.pending: set[asyncio.Task[None]] = set()
+
+    def farewell(self, session: _Session) -> None:
+        task = asyncio.create_task(self._farewell(session))
+        self.pending.add(task)
+        task.add_done_callback(self.pending.discard)
+
+    async def _farewell(self, session: _Session) -> None:
+        async with self.farewells:
+            await session.stop_feed()
+            await session.absent()
+
+
+GATES: web.AppKey[Gates] = web.AppKey("ws_gates", Gates)
+
+
 async def table_socket(request: web.Request) -> web.WebSocketResponse:
     config = request.app[CONFIG]
     ws = web.WebSocketResponse(
@@ -66,8 +94,10 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
         pass  # the client went away mid-send: nothing to tell it
     finally:
         metrics.open_websockets.dec()
-        await session.stop_feed()
-        await session.absent()
+        if session.out is not None:
+            session.out.stop()  # nothing more is written; the rest is tidying up
+        if session.feed or session.presence_token is not None:
+            request.app[GATES].farewell(session)  # in line, in the background
         if not ws.closed:
             await ws.close()
     return ws
@@ -79,6 +109,9 @@ async def close_all(app: web.Application) -> None:
     for ws in sockets:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(ws.close(code=1001, message=b"server shutting down"), 1.0)
+    pending = app[GATES].pending
+    if pending:  # presence left behind expires by itself; this only tidies up in time
+        await asyncio.wait([*pending], timeout=2.0)
 
 
 class _Session:
@@ -132,13 +165,21 @@ class _Session:
             _closed_with(CLOSE_UNAUTHORIZED, self.table_id, reason)
             await self.ws.close(code=CLOSE_UNAUTHORIZED, message=reason.encode()[:120])
             return False
+        async with self.app[GATES].setups:
+            return await self._admit()
+
+    async def _admit(self) -> bool:
+        """The authenticated socket's setup, up to `ready` (one of `Gates.setups` at once)."""
+        assert self.user is not None
+        if self.ws.closed:  # gone while it waited in line
+            return False
         try:
             charge(self.app, self.user)  # a connection costs a token, like a request
-            view = await self.tables.view(self.user, self.table_id)
+            version = await self.tables.version(self.table_id)
         except Exception as exc:
             known = classify(exc)
             if known is None:
-                log.exception("view failed for a new socket")
+                log.exception("reading the version failed for a new socket")
             status = known[0] if known else 500
             code = {404: CLOSE_NOT_FOUND, 429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
             message = known[2] if known else "internal error"
@@ -146,7 +187,7 @@ class _Session:
             await self.ws.close(code=code, message=message.encode()[:120])
             return False
         await self._present()  # before `ready`: a client that has it counts as present
-        await _send(self.ws, {"type": "ready", "version": view["version"]})
+        await _send(self.ws, {"type": "ready", "version": version})
         return True
 
     async def _present(self) -> None:

@@ -109,6 +109,10 @@ class Tables(Protocol):
         """Apply a player action; the table's version after it. Retried action_id: same answer."""
         ...
 
+    async def version(self, table_id: str) -> int:
+        """The table's version now (a socket's `ready`); 404 for no such table."""
+        ...
+
     async def view(self, user: User | None, table_id: str) -> JSON: ...
 
     async def events(

@@ -295,6 +295,14 @@ class Feeds:
         if feed is not None and len(hashes) == len(events):
             feed.appended(first, events, at, hashes, state)
 
+    def position(self, table_id: str) -> int | None:
+        """The newest version this process's live feed of the table has handed on, if it
+        follows the table (None: no feed, or one that has ended)."""
+        feed = self.tables.get(table_id)
+        if feed is None or feed.task.done():
+            return None
+        return feed.position
+
     async def watch(
         self,
         table_id: str,
@@ -310,7 +318,11 @@ class Feeds:
         stream = self.stream_of(table_id)
         last = after
         reloaded = False
-        while True:  # the catch-up: this watcher's own reads, paced by its socket
+        followed = self.position(table_id)
+        # A resume from close behind a feed this process runs needs no read of its own: the
+        # gap (if any) is filled below, in one read of at most a page.
+        caught_up = followed is not None and followed - after <= page
+        while not caught_up:  # the catch-up: this watcher's own reads, paced by its socket
             items, reloaded = await self._read(table_id, stream, last, page, views, reloaded)
             if not items:
                 break

@@ -622,6 +622,22 @@ class TableService:
             raise not_found(table_id)
         return loaded
 
+    async def version(self, table_id: str) -> int:
+        """The table's version, for a socket's `ready`: what this process's live feed of the
+        table has handed on when there is one (no read at all: a reconnect storm costs the
+        store nothing for the tables the process follows), else one read of the stream's
+        head. 404 for no such table."""
+        async with service_errors():
+            if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+                raise not_found(str(table_id))
+            followed = self.feeds.position(table_id)
+            if followed is not None:
+                return followed
+            version = await self.store.version(self.streams.table(table_id))
+            if version == 0:
+                raise not_found(table_id)
+            return version
+
     async def view(self, user: User | None, table_id: str) -> JSON:
         async with service_errors():
             loaded = await self._existing(table_id)
@@ -702,7 +718,8 @@ class TableService:
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
         async with service_errors():
             _check_after(after)
-            await self._existing(table_id)
+            if self.feeds.position(table_id) is None:  # a followed table exists: no read
+                await self._existing(table_id)
             await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
     async def hands(self, table_id: str, limit: int) -> list[JSON]:

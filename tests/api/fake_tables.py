@@ -106,6 +106,9 @@ class FakeTables:
         self.actions[(table_id, action_id)] = version
         return version
 
+    async def version(self, table_id: str) -> int:
+        return len(self._log(table_id))
+
     async def view(self, user: User | None, table_id: str) -> JSON:
         log = self._log(table_id)
         return {"table_id": table_id, "version": len(log), "settings": {}, "hand": None,

@@ -160,3 +160,45 @@ async def test_socket_connects_and_actions_are_rate_limited(fake: FakeTables) ->
         assert (await again.receive(timeout=2)).type == WSMsgType.CLOSE
         assert again.close_code == 4429
         await ws.close()
+
+
+async def test_sockets_are_set_up_a_few_at_a_time_and_every_one_gets_ready(
+    fake: FakeTables,
+) -> None:
+    """Admission control (`WS_SETUP_CONCURRENCY`): a burst of sockets is set up at most N at
+    once, the rest wait in line and are all served; the line does not hold the sockets up
+    once they are ready (they get live events while others are still queued)."""
+    from service.api.app import make_app
+    from service.api.config import Config
+
+    config = Config(bot_token=TOKEN, bot_mode="off", rate_per_second=1000, rate_burst=1000,
+                    ws_setup_concurrency=2)
+    inside, most = 0, 0
+    real_version = fake.version
+
+    async def slow_version(table_id: str) -> int:
+        nonlocal inside, most
+        inside += 1
+        most = max(most, inside)
+        try:
+            await asyncio.sleep(0.02)
+            return await real_version(table_id)
+        finally:
+            inside -= 1
+
+    fake.version = slow_version  # type: ignore[method-assign]
+    async with TestClient(TestServer(make_app(config, tables=fake))) as c:
+        table = await new_table(c, 1, 2)  # versions 1..3
+        sockets = await asyncio.gather(*(connect(c, table, 100 + i) for i in range(12)))
+        readies = await asyncio.gather(*(ws.receive_json(timeout=5) for ws in sockets))
+        assert readies == [{"type": "ready", "version": 3}] * 12
+        assert most == 2
+        for ws in sockets:
+            await ws.send_json({"type": "resume", "after": 3})
+        resp = await c.post(f"/api/tables/{table}/actions",
+                            json={"action_id": "g1", "type": "call"}, headers=auth(1))
+        assert resp.status == 200
+        frames = await asyncio.gather(*(ws.receive_json(timeout=5) for ws in sockets))
+        assert {f["version"] for f in frames} == {4}
+        for ws in sockets:
+            await ws.close()

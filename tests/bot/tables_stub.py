@@ -25,6 +25,11 @@ class StubTables:
         self.created[table_id] = (user, settings)
         return table_id
 
+    async def version(self, table_id: str) -> int:
+        if table_id not in self.created:
+            raise ServiceError(404, "table_not_found", f"no table {table_id}")
+        return 1
+
     async def view(self, user: User | None, table_id: str) -> JSON:
         if table_id not in self.created:
             raise ServiceError(404, "table_not_found", f"no table {table_id}")

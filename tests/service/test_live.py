@@ -297,3 +297,75 @@ async def test_a_watcher_that_holds_too_much_during_catch_up_is_too_slow(
             task.cancel()
         await asyncio.gather(slow, first, player, return_exceptions=True)
     assert busy.versions == list(range(1, len(busy.versions) + 1))  # the others carry on
+
+
+class CountingReads:
+    """Counts the store reads a table service makes (the reconnect storm's cost)."""
+
+    def __init__(self, service: TableService, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[str] = []
+        store = service.store
+        for name in ("read", "version", "load_snapshot"):
+            original = getattr(store, name)
+
+            async def counted(*args: object, _name: str = name, _original: object = original,
+                              **kwargs: object) -> object:
+                self.calls.append(_name)
+                return await _original(*args, **kwargs)  # type: ignore[operator]
+
+            monkeypatch.setattr(store, name, counted)
+
+
+async def test_a_reconnect_to_a_followed_table_costs_the_store_at_most_the_gap(
+    services: Factory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a socket's `ready` and `resume` read: nothing of a table this process follows but
+    the events the socket missed (one read); one read of the stream's head for a table it does
+    not follow; a 404 for no table. (Before: a full load for `ready`, another before the feed,
+    and a catch-up read, whatever the process already had.)"""
+    from service.tables.facade import ServiceError
+
+    service: TableService = await services()
+    users = make_users(3)
+    table_id = await seated_table(service, users)
+    head = await service.store.version(service.streams.table(table_id))
+    reads = CountingReads(service, monkeypatch)
+    assert await service.version(table_id) == head and reads.calls == ["version"]
+    with pytest.raises(ServiceError) as missing:
+        await service.version("no-such-table")
+    assert missing.value.status == 404
+
+    first = Sink(users[0].id)
+    following = asyncio.create_task(
+        service.watch(users[0], table_id, head - 1, first, views=True))
+    try:
+        await first.until(head)
+        await play_hands(service, clock, table_id, users, hands=1, rng=random.Random(5))
+        now = await service.store.version(service.streams.table(table_id))
+        await first.until(now)
+
+        reads.calls.clear()
+        assert await service.version(table_id) == now  # the feed's position: no read
+        assert reads.calls == []
+        back = Sink(users[1].id)  # a socket that missed the last three events
+        resumed = asyncio.create_task(service.watch(users[1], table_id, now - 3, back,
+                                                    views=True))
+        live = Sink(users[2].id)  # one that missed nothing
+        current = asyncio.create_task(service.watch(users[2], table_id, now, live))
+        try:
+            await back.until(now)
+            await asyncio.sleep(0.05)
+            assert back.versions == [now - 2, now - 1, now] and now in back.views
+            assert live.versions == []
+            assert reads.calls == ["read"]  # the gap, once; nothing for `live`
+            await play_hands(service, clock, table_id, users, hands=2, rng=random.Random(6))
+            later = await service.store.version(service.streams.table(table_id))
+            await live.until(later)
+            assert live.versions == list(range(now + 1, later + 1))
+        finally:
+            for task in (resumed, current):
+                task.cancel()
+            await asyncio.gather(resumed, current, return_exceptions=True)
+    finally:
+        following.cancel()
+        await asyncio.gather(following, return_exceptions=True)
