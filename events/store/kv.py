@@ -12,9 +12,10 @@ embedded). Every operation touches a single key, so it works unchanged on a Clus
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 import redis.exceptions as rexc
@@ -80,6 +81,18 @@ class KeyValue(Protocol):
 
     async def remove_member(self, key: str, member: str) -> None: ...
 
+    async def change_members(
+        self,
+        adds: Sequence[tuple[str, str, float]],
+        removes: Sequence[tuple[str, str]],
+        *,
+        now: float | None = None,
+    ) -> None:
+        """Many `add_member(key, member, until)`s, then many `remove_member(key, member)`s, in
+        as few round trips as the store allows (one pipeline on a single Redis): a reconnect
+        storm's presence is a few pipelines, not thousands of commands. Not atomic."""
+        ...
+
     async def members(self, key: str, now: float) -> list[str]:
         """The members of `key` not expired at `now`, soonest expiry first."""
         ...
@@ -135,6 +148,28 @@ class RedisKeyValue:
 
     async def remove_member(self, key: str, member: str) -> None:
         await self._op(self._client.zrem, PREFIX + key, member)
+
+    async def change_members(
+        self,
+        adds: Sequence[tuple[str, str, float]],
+        removes: Sequence[tuple[str, str]],
+        *,
+        now: float | None = None,
+    ) -> None:
+        if not adds and not removes:
+            return
+        if isinstance(self._client, RedisCluster):  # keys on many nodes: one call each
+            await asyncio.gather(*(self.add_member(k, m, u, now=now) for k, m, u in adds))
+            await asyncio.gather(*(self.remove_member(k, m) for k, m in removes))
+            return
+        at = repr(float(time.time() if now is None else now))
+        pipe = self._client.pipeline(transaction=False)
+        for key, member, until in adds:
+            score = "+inf" if math.isinf(until) else repr(float(until))
+            await self._add_member(keys=[PREFIX + key], args=[score, member, at], client=pipe)
+        for key, member in removes:
+            pipe.zrem(PREFIX + key, member)
+        await self._op(pipe.execute)
 
     async def members(self, key: str, now: float) -> list[str]:
         found = await self._op(self._client.zrangebyscore, PREFIX + key, f"({now!r}", "+inf")

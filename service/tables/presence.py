@@ -5,6 +5,10 @@ event log: presence is no fact of the game). Each member expires `ttl` seconds a
 refresh, and this process refreshes its own open sockets every `ttl / 3` seconds, so a replica
 that dies leaves nothing behind for longer than `ttl`; a socket that closes removes its member
 at once. The bot asks `watching(table, user)` before it calls a player to their turn.
+
+Opens and closes that arrive together go to the store together (`KeyValue.change_members`,
+one pipeline): while one batch is being written the next one gathers, so a reconnect storm
+of thousands of sockets costs a handful of round trips, and a lone socket one.
 """
 
 from __future__ import annotations
@@ -38,6 +42,10 @@ class Presence:
         self._process = f"{os.getpid()}-{os.urandom(4).hex()}"
         self._numbers = itertools.count(1)
         self._open: dict[str, tuple[str, int]] = {}  # member -> (table, user)
+        self._adds: list[tuple[str, str, float]] = []  # the next batch
+        self._removes: list[tuple[str, str]] = []
+        self._next: asyncio.Future[None] | None = None  # done when the next batch is written
+        self._writer: asyncio.Task[None] | None = None
 
     def _key(self, table_id: str, user_id: int) -> str:
         return f"{self.namespace}presence:{table_id}:{user_id}"
@@ -46,28 +54,58 @@ class Presence:
         """A socket of `user_id` to `table_id` is open; the token to close it with."""
         member = f"{self._process}:{next(self._numbers)}"
         self._open[member] = (table_id, user_id)
-        now = self.clock()
-        await self.kv.add_member(self._key(table_id, user_id), member, now + self.ttl, now=now)
+        key = self._key(table_id, user_id)
+        self._adds.append((key, member, self.clock() + self.ttl))
+        try:
+            await asyncio.shield(self._batch())
+        except BaseException:  # failed or cancelled: no socket holds the token; take it back
+            self._open.pop(member, None)
+            self._removes.append((key, member))
+            self._batch()
+            raise
         return member
 
     async def closed(self, token: str) -> None:
         where = self._open.pop(token, None)
         if where is not None:
-            await self.kv.remove_member(self._key(*where), token)
+            self._removes.append((self._key(*where), token))
+            await asyncio.shield(self._batch())
+
+    def _batch(self) -> asyncio.Future[None]:
+        """The batch that holds what was just queued: done once it is in the store (with its
+        error if that failed). Waiters shield it: one that is cancelled leaves it alone."""
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
+            self._next.add_done_callback(_retrieved)
+            if self._writer is None or self._writer.done():
+                self._writer = asyncio.create_task(self._write_batches())
+        return self._next
+
+    async def _write_batches(self) -> None:
+        while self._next is not None:
+            done, self._next = self._next, None
+            adds, self._adds = self._adds, []
+            removes, self._removes = self._removes, []
+            try:
+                await self.kv.change_members(adds, removes, now=self.clock())
+            except Exception as exc:
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
 
     async def watching(self, table_id: str, user_id: int) -> bool:
         """Has `user_id` a socket open to `table_id` on any replica?"""
         return bool(await self.kv.members(self._key(table_id, user_id), self.clock()))
 
-    async def refresh(self, batch: int = 64) -> None:
+    async def refresh(self, batch: int = 1000) -> None:
         """Move the expiry of every socket this process holds open (`batch` at a time)."""
         now = self.clock()
         held = list(self._open.items())
         for start in range(0, len(held), batch):
-            await asyncio.gather(*(
-                self.kv.add_member(self._key(table_id, user_id), member, now + self.ttl, now=now)
+            await self.kv.change_members([
+                (self._key(table_id, user_id), member, now + self.ttl)
                 for member, (table_id, user_id) in held[start : start + batch]
-            ))
+            ], [], now=now)
 
     async def run(self, stopping: asyncio.Event) -> None:
         """Refresh every `ttl / 3` seconds until `stopping` is set."""
@@ -81,3 +119,9 @@ class Presence:
                 await self.refresh()
             except Exception:
                 log.exception("presence refresh failed; retrying")
+
+
+def _retrieved(future: asyncio.Future[None]) -> None:
+    """A batch's error is its waiters' to raise; with none left, it is not "never retrieved"."""
+    if not future.cancelled():
+        future.exception()

@@ -125,6 +125,27 @@ class KeyValueContract:
         assert await client.zcard(f"svara:kv:{key}") == 1
         await kv.delete(key)
 
+    async def test_members_change_many_at_once(self, kv: KeyValue, other: KeyValue) -> None:
+        """`change_members` is the same as its adds, then its removes, one by one."""
+        keys = [new_key() for _ in range(5)]
+        now = time.time()
+        await kv.add_member(keys[0], "old", now + 60)
+        await kv.add_member(keys[1], "expired", now - 1, now=now - 2)
+        adds = [(k, f"m{i}", now + 60) for i, k in enumerate(keys)]
+        adds += [(keys[2], "forever", math.inf), (keys[3], "brief", now + 60)]
+        removes = [(keys[0], "old"), (keys[3], "brief"), (keys[4], "never-there")]
+        await kv.change_members(adds, removes, now=now)
+        assert await other.members(keys[0], now) == ["m0"]
+        assert await other.members(keys[1], now) == ["m1"]  # the expired one dropped
+        assert await other.members(keys[2], now) == ["m2", "forever"]
+        assert await other.members(keys[3], now) == ["m3"]  # added, then removed
+        assert await other.members(keys[4], now) == ["m4"]
+        await kv.change_members([], [], now=now)  # nothing to do is no error
+        await kv.change_members([], [(k, f"m{i}") for i, k in enumerate(keys)]
+                                + [(keys[2], "forever")])
+        for key in keys:
+            assert await other.members(key, now) == []
+
     async def test_unreachable_redis_is_store_unavailable(self) -> None:
         from redis.asyncio import Redis
 
