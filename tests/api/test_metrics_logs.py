@@ -220,7 +220,10 @@ def test_log_format_and_backlog_are_checked_at_start() -> None:
     assert Config.from_env({"LOG_FORMAT": "JSON"}).log_format == "json"
     assert Config.from_env({}).listen_backlog == 4096
     assert Config.from_env({"LISTEN_BACKLOG": "16384"}).listen_backlog == 16384
-    for env in ({"LOG_FORMAT": "xml"}, {"LISTEN_BACKLOG": "0"}, {"LISTEN_BACKLOG": "many"}):
+    assert Config.from_env({}).ws_setup_concurrency == 32
+    assert Config.from_env({"WS_SETUP_CONCURRENCY": "8"}).ws_setup_concurrency == 8
+    for env in ({"LOG_FORMAT": "xml"}, {"LISTEN_BACKLOG": "0"}, {"LISTEN_BACKLOG": "many"},
+                {"WS_SETUP_CONCURRENCY": "0"}):
         with pytest.raises(ConfigError):
             Config.from_env(env)
 
