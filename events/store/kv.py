@@ -18,23 +18,15 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
-import redis.exceptions as rexc
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from events.store.base import StoreUnavailable
+from events.store.redis_store import UNAVAILABLE_ERRORS
 
 PREFIX = "svara:kv:"
 T = TypeVar("T")
 
-_UNAVAILABLE = (
-    rexc.ConnectionError,
-    rexc.TimeoutError,
-    rexc.ClusterDownError,
-    rexc.TryAgainError,
-    rexc.MasterDownError,
-    OSError,
-)
 
 # Add the member, drop members already expired, and let the whole key expire with its last
 # member -- in one script: a read-then-expire from the client could race another add and cut
@@ -117,7 +109,7 @@ class RedisKeyValue:
                 await self._client.initialize()
                 self._ready = True
             return await op(*args, **kwargs)
-        except _UNAVAILABLE as exc:
+        except UNAVAILABLE_ERRORS as exc:
             raise StoreUnavailable(f"key-value store unreachable: {exc}") from exc
 
     async def claim(self, key: str, ttl: float, value: bytes = b"1") -> bool:

@@ -69,7 +69,8 @@ _HEAD_CACHE_LIMIT = 50_000
 CLUSTER_SETTLE = 0.1  # seconds between tries on a Cluster whose connection dropped
 _UNKNOWN_HASH = "?"  # never equals a stored hash: makes the function answer `rehash`
 
-_UNAVAILABLE = (
+# What redis-py raises when Redis cannot be reached (the key-value store uses it too).
+UNAVAILABLE_ERRORS = (
     rexc.ConnectionError,
     rexc.TimeoutError,
     rexc.ClusterDownError,
@@ -86,7 +87,7 @@ def unavailable_as_typed() -> Iterator[None]:
     """Map every "Redis cannot be reached" failure to StoreUnavailable (HTTP 503)."""
     try:
         yield
-    except _UNAVAILABLE as exc:
+    except UNAVAILABLE_ERRORS as exc:
         raise StoreUnavailable(f"event store unreachable: {exc}") from exc
 
 
@@ -595,7 +596,7 @@ class RedisEventStore:
                     if isinstance(client, RedisCluster):
                         return await self._cluster_fcall(client, name, keys, args)
                     return await client.fcall(name, len(keys), *keys, *args)
-            except _UNAVAILABLE as exc:  # unavailable_as_typed(), inline: the hot path (and
+            except UNAVAILABLE_ERRORS as exc:  # unavailable_as_typed(), inline: the hot path (and
                 # first: some of these are ResponseErrors too)
                 raise StoreUnavailable(f"event store unreachable: {exc}") from exc
             except rexc.ResponseError as exc:
@@ -638,7 +639,7 @@ class RedisEventStore:
         for _ in range(2 if self._cluster else 1):
             try:
                 return await op(*args)
-            except _UNAVAILABLE:
+            except UNAVAILABLE_ERRORS:
                 pass
             except _CLUSTER_RACE:
                 if not self._cluster:

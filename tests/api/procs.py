@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -12,22 +11,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tests import ports
+
 REPO = Path(__file__).resolve().parents[2]
 PORTS = range(8100, 8200)
 
 
 def free_port() -> int:
-    """A free loopback port in this suite's range (random start: parallel runs rarely clash)."""
-    start = int.from_bytes(os.urandom(2)) % len(PORTS)
-    for i in range(len(PORTS)):
-        port = PORTS[(start + i) % len(PORTS)]
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 8100-8199")
+    """A free loopback port in this suite's range."""
+    return ports.free_port(PORTS)
 
 
 class Server:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import cache
 from typing import Any
@@ -16,6 +14,7 @@ from aiohttp import web
 from service.bot import attach_bot
 from service.bot.i18n import Catalogs, make_i18n
 from service.tables.facade import Tables
+from tests import ports
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
 from tests.conftest import REDIS_TEST_URL
@@ -27,19 +26,8 @@ PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
 
 
 def free_port() -> int:
-    """A free port of this suite's range, tried from a random start: other checkouts of this
-    project run the same suites on the same machine, and the first free port of a fixed
-    order is the one they would all take."""
-    start = random.randrange(len(PORTS))
-    for offset in range(len(PORTS)):
-        port = PORTS[(start + offset) % len(PORTS)]
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+    """A free port of the bot tests' range."""
+    return ports.free_port(PORTS)
 
 
 @cache

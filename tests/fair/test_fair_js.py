@@ -24,10 +24,9 @@ from events.store.redis_store import RedisEventStore
 from service import verify
 from service.game.deck import commitment, mix_of, shuffled_deck, shuffled_deck_v2
 from service.tables.service import TableService
-from tests.fair.game import Played, _candidate
+from tests.fair.game import Played, played
 from tests.fair.tamper import Change, edit, move_time, rehash_only, rehashed, remove, swap, tamper
 from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
 from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS
 
 STATIC = Path(__file__).resolve().parents[2] / "service" / "api" / "static"
@@ -123,18 +122,7 @@ async def _table() -> Played:
     clock = FakeClock()
     service = TableService(open_store(None), clock=clock, namespace="fairjs:",
                            think_seconds=0.0, poll_seconds=0.01)  # fmt: skip
-    users = make_users(3)
-    table_id = await seated_table(service, users)
-    await service.set_client_seed(users[0], table_id, "alice-seed")
-    await service.set_client_seed(users[2], table_id, "7f3a")
-    rng = random.Random(3)
-    for hands in range(2, 30):
-        await play_hands(service, clock, table_id, users, hands=hands, rng=rng)
-        found = await _candidate(service, table_id, hands - 1)
-        if found is not None:
-            await play_hands(service, clock, table_id, users, hands=hands + 1, rng=rng)
-            return Played(service, table_id, users, hands - 1, found)
-    raise AssertionError("no hand to tamper with")
+    return await played(service, clock, seed=3)
 
 
 def _py(exported: dict[str, Any], pins: dict[str, Any] | None = None) -> dict[str, int | None]:

@@ -4,7 +4,6 @@ first, named and scored exactly as the events say, with nothing a player did not
 from __future__ import annotations
 
 import random
-import re
 
 import pytest
 
@@ -12,23 +11,12 @@ from events.codec import decode_table_event
 from events.table import HandSettled, HandStarted, ShowdownHappened, SvaraStarted, TimedOut
 from service.tables import history
 from service.tables.facade import ServiceError
+from tests.api.player import cards_in
 from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import make_users, play_hands, seated_table
 
 pytestmark = pytest.mark.redis
 
-CARD = re.compile(r"^[789TJQKA][cdhs]$")
-
-
-def cards_in(value: object) -> set[str]:
-    """Every card string anywhere in a JSON value."""
-    if isinstance(value, str):
-        return {value} if CARD.match(value) else set()
-    if isinstance(value, dict):
-        return set().union(*(cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(cards_in(v) for v in value)) if value else set()
-    return set()
 
 
 async def test_last_hands_newest_first_as_the_events_say(

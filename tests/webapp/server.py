@@ -3,26 +3,20 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 from pathlib import Path
 
+from tests import ports as _ports
+
 REPO = Path(__file__).resolve().parents[2]
 PORTS = range(8250, 8300)  # the web app tests' half of this suite's range 8200-8299
 
 
 def free_port(ports: range = PORTS) -> int:
-    for port in ports:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError(f"no free port in {ports.start}-{ports.stop - 1}")
+    return _ports.free_port(ports)
 
 
 class Server:
