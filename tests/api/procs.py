@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from tests import ports
 
 REPO = Path(__file__).resolve().parents[2]
 PORTS = range(8100, 8200)
+_servers = itertools.count(1)
 
 
 def free_port() -> int:
@@ -29,7 +31,9 @@ class Server:
         self.port = port or free_port()
         self.env = {**os.environ, "LOG_LEVEL": "WARNING", **env}
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log = Path(f"/tmp/svara-api-test-{self.port}-{os.getpid()}.log")
+        # One log per Server (a restart of it appends): a port is reused by later tests of the
+        # same run, and a log named by port and pid once handed one test another's lines.
+        self.log = Path(f"/tmp/svara-api-test-{self.port}-{os.getpid()}-{next(_servers)}.log")
 
     @property
     def url(self) -> str:
