@@ -129,7 +129,7 @@ def check_numbers(command: TableCommand) -> None:
 
     Clients' numbers reach commands already typed (the API decodes bodies with msgspec), but a
     direct caller may pass `1.5` or `"3"`. Checked here, in one place, because the compiled
-    build of the game core (mypyc, see README) raises TypeError on the first read of a
+    build of the game core (mypyc, docs/ARCHITECTURE.md) raises TypeError on the first read of a
     mistyped field, where the pure build would reach the handler's own check.
     """
     if isinstance(command, PlaceBlind):

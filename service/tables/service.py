@@ -415,7 +415,8 @@ class TableService:
             "tables": state.tables,
             "language": effective_language(profile, user.language_code),
             "settings": {"language": profile.language, "pings": profile.pings},
-            # granted when the wallet is empty and its owner seated nowhere (README "Wallets")
+            # granted when the wallet is empty and its owner seated nowhere
+            # (docs/ARCHITECTURE.md, "Tables service")
             "daily_topup": {
                 "amount": self.bank.daily_topup,
                 "next_at": wallet.next_topup_at(state, self.clock()),

@@ -1,7 +1,7 @@
 // fair.js -- the browser's own check of a hand, so a player need not trust the server: decks,
 // commitments, the hash chain and a whole exported hand, recomputed with WebCrypto
-// (HMAC-SHA256, SHA-256). An ES module
-// with no imports and no DOM use: the audit screen builds on it.
+// (HMAC-SHA256, SHA-256). An ES module with no imports and no DOM use: the audit screen
+// builds on it.
 //
 // It follows the published algorithms (docs/FAIRNESS.md "Decks", docs/CHAIN.md) and
 // docs/RULES.md ("Hand score"), and gives the same verdicts as `svara verify FILE`
