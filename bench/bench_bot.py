@@ -1,4 +1,4 @@
-"""What the bot costs the command path and Redis (README "The bot").
+"""What the bot costs the command path and Redis (docs/PERFORMANCE.md, "The bot").
 
     python bench/bench_bot.py [--appends 20000] [--redis-url redis://127.0.0.1:6379/0]
 

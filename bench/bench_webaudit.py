@@ -1,4 +1,4 @@
-"""What the web app's own check of a hand costs on the device (issue 11), in headless Chromium:
+"""What the web app's own check of a hand costs on the device, in headless Chromium:
 
     python3 bench/bench_webaudit.py [--rounds 2000] [--hands 3]
 

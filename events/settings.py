@@ -2,7 +2,7 @@
 
 They are part of the event schema, so their type lives here beside the events; what makes a
 set of settings acceptable is a game rule (`service.game.settings.validated`). Every option of
-RULES.md is a field, so variants are data, not subclasses.
+docs/RULES.md ("Table options") is a field, so variants are data, not subclasses.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ Natural777 = Literal[34, 30, 33]
 
 
 class ScoringOptions(msgspec.Struct, frozen=True, kw_only=True):
-    """The two scoring variants of RULES.md ("Hand score")."""
+    """The two scoring variants of docs/RULES.md ("Hand score")."""
 
     joker_pair: JokerPair = "sum"
     natural_777: Natural777 = 34
 
 
 class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
-    """Everything a table creator may choose. Defaults are RULES.md's defaults."""
+    """Everything a table creator may choose. Defaults: docs/RULES.md "Table options"."""
 
     ante: int
     bet_unit: int | None = None  # None: equal to the ante
@@ -41,7 +41,7 @@ class TableSettings(msgspec.Struct, frozen=True, kw_only=True):
     max_raises: int = 3
     dealer: DealerRule = "winner"
     svara: SvaraRule = "play"
-    svara_join_fee: SvaraJoinFee = "pot_share"  # pot_share: floor(pot / k), RULES.md's default
+    svara_join_fee: SvaraJoinFee = "pot_share"  # pot_share: floor(pot / k), docs/RULES.md step 8
     rake_percent: int = 0
     joker_pair: JokerPair = "sum"
     natural_777: Natural777 = 34

@@ -5,7 +5,7 @@ snake_case and past tense, and never change. New fields always get defaults, so 
 stored keep decoding. Raw events hold secrets (dealt cards, deck seeds): they never leave the
 server unprojected (see `service.game.view.project_event`).
 
-Fairness (DESIGN.md "Fairness", "Players' seeds"): a deal's server seed is drawn, and its
+Fairness (docs/FAIRNESS.md "Decks"): a deal's server seed is drawn, and its
 commitment published, one step ahead -- `next_commitment` in `table_created` and `hand_settled`
 (the next hand's first deal) and in `svara_started` (the svara deal) -- with the seed itself in
 the `seed_drawn` event right after, hidden from every projection until its hand settles.
@@ -183,7 +183,7 @@ class ShowdownHappened(
 ):
     deal: int
     hands: dict[int, ShownHand]  # seat -> cards and score, for every player still in
-    # The betting ended because nobody still in could put in more (RULES.md step 5), rather
+    # The betting ended because nobody still in could put in more (docs/RULES.md step 5), rather
     # than after a full round. Left out of the JSON when false (older events lack it).
     capped: bool = False
 

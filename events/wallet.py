@@ -1,11 +1,12 @@
 """Wallet events: one stream per user (`wallet:<user_id>`), the user's play-money ledger.
 
-Chips move between a wallet and a table in two steps (DESIGN.md, "Chips"): the wallet reserves
-a buy-in, the table seats the player with the reservation's `transfer_id`, then the wallet marks
-the reservation completed (or releases it if the table refused). Leaving is the mirror image:
-the wallet records the intent, the table stands the player up with the stack, the wallet
-credits it. Every step is keyed by `transfer_id`, so replaying or retrying one is harmless.
-Past-tense names; explicit tags; new fields must get defaults so old events still decode.
+Chips move between a wallet and a table in two steps (docs/ARCHITECTURE.md "Tables service",
+"Wallets"): the wallet reserves a buy-in, the table seats the player with the reservation's
+`transfer_id`, then the wallet marks the reservation completed (or releases it if the table
+refused). Leaving is the mirror image: the wallet records the intent, the table stands the
+player up with the stack, the wallet credits it. Every step is keyed by `transfer_id`, so
+replaying or retrying one is harmless. Past-tense names; explicit tags; new fields must get
+defaults so old events still decode.
 """
 
 from __future__ import annotations

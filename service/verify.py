@@ -1,16 +1,16 @@
 """`svara verify FILE`: check an exported hand with no server, no Redis and no project code.
 
 The file is what `GET /api/tables/{id}/hands/{n}/export` and `svara audit TABLE HAND --export
-FILE` write (its format: docs/FAIRNESS.md, "The export file"). This module re-implements
-from the published rules alone -- DESIGN.md "Fairness" (decks v1 and v2), docs/CHAIN.md (the
-hash chain, versions 1 and 2) and RULES.md (scores, settlement) -- using nothing but the
-standard library. It deliberately shares no code with the server (`service.game`,
-`events.store.chain`, `service.tables.audit`): a verifier that called the server's own deck or
-scoring functions would repeat a bug in them instead of catching it. Tests hold the two
-implementations to each other: the same verdict on hundreds of played hands, the same check
-and version on every kind of tampering, and the same score for all 4960 hands under every
-scoring variant. It is one file on purpose: anyone can read it, or copy it and run
-`python verify.py FILE`.
+FILE` write (its format: docs/FAIRNESS.md, "The export file"). This module re-implements from
+the published rules alone -- docs/FAIRNESS.md "Decks" (decks v1 and v2), docs/CHAIN.md (the hash
+chain, versions 1 and 2) and docs/RULES.md ("Hand score", "A hand, step by step") -- using
+nothing but the standard library. It deliberately shares no code with the server
+(`service.game`, `events.store.chain`, `service.tables.audit`): a verifier that called the
+server's own deck or scoring functions would repeat a bug in them instead of catching it. Tests
+hold the two implementations to each other: the same verdict on hundreds of played hands, the
+same check and version on every kind of tampering, and the same score for all 4960 hands under
+every scoring variant. It is one file on purpose: anyone can read it, or copy it and run `python
+verify.py FILE`.
 
 Checks (each failure names the check, the event version and the reason):
 - `chain`     every link hash_v = sha256(raw(hash_{v-1}) || [v2: "svara-chain-v2\\n" at "\\n"]
@@ -78,8 +78,8 @@ def mix_of(client_seeds: Mapping[int, str]) -> str:
 
 
 def deck(seed: bytes, table_id: str, hand: int, deal: int, mix: str | None = None) -> list[str]:
-    """DESIGN.md: Fisher-Yates over the canonical order, driven by HMAC-SHA256 words (v2 when
-    `mix` is given)."""
+    """docs/FAIRNESS.md "Decks": Fisher-Yates over the canonical order, driven by HMAC-SHA256
+    words (v2 when `mix` is given)."""
     cards = [rank + suit for rank in "789TJQKA" for suit in "cdhs"]
     words: list[int] = []
     block = 0
@@ -100,7 +100,7 @@ def deck(seed: bytes, table_id: str, hand: int, deal: int, mix: str | None = Non
 
 
 def score(cards: Sequence[str], joker_pair: str = "sum", natural_777: int = 34) -> int:
-    """RULES.md "Hand score": the largest value among the rows the hand contains."""
+    """docs/RULES.md "Hand score": the largest value among the rows the hand contains."""
     ranks = [c[0] for c in cards]
     joker = JOKER in cards
     found = []

@@ -1,8 +1,9 @@
 """The event store contract: what every implementation (Redis Streams, embedded) guarantees.
 
 The store knows nothing of Svara. A *stream* is named by the caller (`table:<id>`,
-`wallet:<user>`); each holds opaque event bytes at versions 1, 2, 3 ... See DESIGN.md,
-"The event log", for the guarantees; `tests/store/contract.py` checks them for every store.
+`wallet:<user>`); each holds opaque event bytes at versions 1, 2, 3 ... See
+docs/ARCHITECTURE.md, "The event log: guarantees"; `tests/store/contract.py` checks them for
+every store.
 """
 
 from __future__ import annotations

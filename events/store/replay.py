@@ -1,8 +1,9 @@
 """Load a stream's folded state: snapshot (if it decodes) plus the tail after it.
 
-Snapshots are only a cache (DESIGN.md, guarantee 10): whatever goes wrong with one -- missing,
-from an older code version, corrupt -- the answer is the same state, just computed by a longer
-replay. That is why a failing `decode_snapshot` is swallowed here and nowhere else.
+Snapshots are only a cache (docs/ARCHITECTURE.md "The event log: guarantees", 10): whatever
+goes wrong with one -- missing, from an older code version, corrupt -- the answer is the same
+state, just computed by a longer replay. That is why a failing `decode_snapshot` is swallowed
+here and nowhere else.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The HTTP/WebSocket adapter (API.md): `make_app(config, tables=None)` and `svara serve`.
+"""The HTTP/WebSocket adapter (docs/API.md): `make_app(config, tables=None)`, `svara serve`.
 
 Modules, one idea each: `config` (environment → Config), `auth` (initData HMAC, dev signer),
 `errors` (the error format; the middleware that keeps client mistakes out of 500),
 `schemas` (msgspec request bodies and socket frames), `ratelimit` (per-user token bucket),
 `routes` (REST), `ws` (the live feed), `openapi` (the served document), `app`, `serve`.
 
-Choices API.md leaves open:
+Choices the contract leaves open (docs/API.md "WebSocket", "Errors"):
 - A socket action frame cannot carry the action's own `type` (the frame's `type` is
   "action"), so it is `{"type": "action", "action": "<type>", "action_id", "amount"?,
   "expected_version"?}` or `{"type": "action", "action": {<the POST body>}}`.

@@ -1,5 +1,6 @@
 """Telegram Web App initData: validation (constant-time HMAC, `auth_date` window) and, for dev
-mode and tests, signing. The user comes only from the signed data (API.md, "Authentication")."""
+mode and tests, signing. The user comes only from the signed data (docs/API.md,
+"Authentication")."""
 
 from __future__ import annotations
 

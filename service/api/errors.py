@@ -1,6 +1,6 @@
 """The API's error format and the handler wrapper that guarantees it.
 
-Every refusal is `{"error": {"code", "message", ...}}` (API.md, "Errors"). Anything a client
+Every refusal is `{"error": {"code", "message", ...}}` (docs/API.md, "Errors"). Anything a client
 can cause maps to a 4xx here; only a real bug becomes a 500, and that is logged with its trace.
 """
 

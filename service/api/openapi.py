@@ -118,8 +118,9 @@ _COMPONENT_SCHEMAS: JSON = {
                                              "result"], "properties": {
         "table_id": {"type": "string"}, "hand": {"type": "integer"},
         "verified": {"type": "boolean"},
-        "checks": {"type": "object", "description": "API.md's summary: chain, deck (commitment,"
-                   " seeds, deck, cards), chips, replay (scores, winner, replay)",
+        "checks": {"type": "object", "description": "the summary (docs/API.md \"The audit "
+                   "of a hand\"): chain, deck (commitment, seeds, deck, cards), chips, replay "
+                   "(scores, winner, replay)",
                    "additionalProperties": {"type": "boolean"}},
         "results": {"type": "array", "items": {"$ref": "#/components/schemas/AuditResult"},
                     "description": "one per check: ok, or its earliest failure"},
@@ -211,7 +212,7 @@ def openapi_document() -> JSON:
                                 "schema": {"type": "integer", "minimum": 1, "maximum": 50,
                                            "default": 10}}])},
         "/api/tables/{id}/seed": {"post": _op(
-            "Set the caller's own seed for the deck (DESIGN.md \"Players' seeds\", "
+            "Set the caller's own seed for the deck (docs/FAIRNESS.md \"Decks\", "
             "hmac-sha256-fy-v2): 1-64 characters of A-Z a-z 0-9 _ - (400 otherwise). It is a "
             "public `client_seed_set` event and counts from the next deal dealt after it; the "
             "server's commitment for that deal was published before (next_commitment). Only a "

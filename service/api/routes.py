@@ -1,4 +1,4 @@
-"""REST endpoints of API.md. Handlers only translate HTTP ↔ the `Tables` protocol."""
+"""REST endpoints of docs/API.md ("Endpoints"). Handlers only translate HTTP ↔ `Tables`."""
 
 from __future__ import annotations
 

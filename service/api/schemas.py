@@ -72,7 +72,7 @@ ClientSeed = Annotated[
 
 
 class SeedBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """POST /api/tables/{id}/seed (DESIGN.md "Players' seeds")."""
+    """POST /api/tables/{id}/seed (docs/FAIRNESS.md "Decks")."""
 
     client_seed: ClientSeed
 

@@ -1,5 +1,5 @@
-"""WebSocket `GET /api/tables/{id}/ws` (API.md): auth frame, resume by version, live events in
-the caller's projection, actions over the socket.
+"""WebSocket `GET /api/tables/{id}/ws` (docs/API.md "WebSocket"): auth frame, resume by
+version, live events in the caller's projection, actions over the socket.
 
 Events are pushed: the process's feed of the table (`TableService.watch`, one per table however
 many sockets) hands each batch to every socket's writer (`_Out`) with a plain call, and the

@@ -1,7 +1,7 @@
 """The timeout notice: a player whose own turn timed out is told what the server did for them
 (passed in the blind round, folded in the betting round) and, when that sat them out, gets a
 Sit in button (`routers.sitin`). Not for a lapsed svara join window: that declines an offer,
-it is no missed turn (RULES.md "Time").
+it is no missed turn (docs/RULES.md "Time").
 
 Sent once across replicas (the mark names the `timed_out` event's version), to players the
 bot may write to, whether or not they have the table open: a missed turn is news either way.

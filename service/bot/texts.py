@@ -3,7 +3,7 @@
 the locale of the moment (the player's, set by the i18n middleware or `Catalogs.speaking`);
 called outside any (a unit test, a tool), it is the English source.
 
-Our own words; RULES.md is the authority on the game.
+Our own words; docs/RULES.md is the authority on the game ("A hand, step by step").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Betting arithmetic: the level cap, bet ranges and turn order. Pure queries on a state.
 
-RULES.md step 5 states each of these; where each is implemented:
+docs/RULES.md "A hand, step by step", step 5, states each of these; where each is implemented:
 - The cap is `min(put_in + stack)` over players still in (`cap`). When a bet's minimum (the
   first blind's bet_unit, a doubled blind, level + bet_unit, twice the last blind) is above
   the cap but the cap is above the level, the only bet allowed is *exactly the cap* (a bet

@@ -1,6 +1,6 @@
 """Cards in the project's notation: rank `7 8 9 T J Q K A` + suit `c d h s` (`7c`, `Td`, `Ah`).
 
-Cards are also numbered 0..31 in the canonical deck order (DESIGN.md, "Fairness"), which lets
+Cards are also numbered 0..31 in the canonical deck order (docs/FAIRNESS.md "Decks"), which lets
 hands be bitmasks for constant-time score lookups.
 """
 
@@ -14,7 +14,7 @@ CANONICAL_DECK: tuple[str, ...] = tuple(r + s for r in RANKS for s in SUITS)
 CARD_INDEX: dict[str, int] = {card: i for i, card in enumerate(CANONICAL_DECK)}
 JOKER = "7c"
 
-# Card values of RULES.md: 7, 8, 9 their number; T J Q K ten; A eleven (the joker is special).
+# Card values (docs/RULES.md "Cards"): 7, 8, 9 their number; T J Q K ten; A eleven (joker apart).
 RANK_VALUE: dict[str, int] = {"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
 
 _SUIT_ALIASES = {"♣": "c", "♦": "d", "♥": "h", "♠": "s"}

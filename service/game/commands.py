@@ -62,7 +62,7 @@ class Call(Command, frozen=True, kw_only=True):
 
 class Raise(Command, frozen=True, kw_only=True):
     user_id: int
-    amount: int  # the new level ("raise to"), as in API.md
+    amount: int  # the new level ("raise to"), as in docs/API.md "Endpoints"
 
 
 class Fold(Command, frozen=True, kw_only=True):
@@ -82,7 +82,7 @@ class SitIn(Command, frozen=True, kw_only=True):
 
 
 class SetClientSeed(Command, frozen=True, kw_only=True):
-    """A seated player's own seed for v2 decks (DESIGN.md "Players' seeds"): 1-64 characters
+    """A seated player's own seed for v2 decks (docs/FAIRNESS.md "Decks"): 1-64 characters
     of [A-Za-z0-9_-]; it counts from the next deal dealt after it."""
 
     user_id: int
@@ -129,7 +129,7 @@ def check_numbers(command: TableCommand) -> None:
 
     Clients' numbers reach commands already typed (the API decodes bodies with msgspec), but a
     direct caller may pass `1.5` or `"3"`. Checked here, in one place, because the compiled
-    build of the game core (mypyc, see README) raises TypeError on the first read of a
+    build of the game core (mypyc, docs/ARCHITECTURE.md) raises TypeError on the first read of a
     mistyped field, where the pure build would reach the handler's own check.
     """
     if isinstance(command, PlaceBlind):

@@ -1,5 +1,4 @@
-"""The fair deck: `hmac-sha256-fy-v1` and `hmac-sha256-fy-v2` (DESIGN.md, "Fairness" and
-"Players' seeds").
+"""The fair deck: `hmac-sha256-fy-v1` and `hmac-sha256-fy-v2` (docs/FAIRNESS.md "Decks").
 
 The deck of each deal is a pure function of a secret 32-byte server seed and the deal's
 coordinates; v2 adds `mix`, the digest of the players' own seeds, so every player cuts the deck.

@@ -1,14 +1,14 @@
 """How a hand moves on: start and deal, next turn, showdown, svara, settlement.
 
 Each function emits the events that follow an action, reading the state they produce.
-As RULES.md states them:
+As docs/RULES.md "A hand, step by step" states them:
 - Step 5: when nobody still in can put in more, the betting ends at once and the hand goes
   to showdown (`_betting_over`, wherever a turn would be handed on; the showdown is marked
   `capped`).
 - Step 8: the players who may join a svara are those dealt into this hand (folded or not):
   someone who sat down mid-hand waits for the next hand, svara included. With `split`, the
   odd chip goes to the first tied player left of the dealer.
-Our choices where RULES.md is silent:
+Our choices where the rules are silent (docs/RULES.md "Where the rules leave a choice"):
 - The dealer must be dealt in: if the rule's dealer (first seated player, previous winner,
   or the seat after the previous dealer) is absent or cannot play, the next participant
   clockwise deals.
@@ -22,7 +22,7 @@ Our choices where RULES.md is silent:
 - Every deal has a seed of its own, even several deals made by one command
   (`Tx.deal_seed`); a hand needing a deal with a seed that is not 32 bytes is refused
   (`invalid_seed`).
-Fairness (DESIGN.md "Players' seeds", `hmac-sha256-fy-v2`): a deal's server seed is drawn one
+Fairness (docs/FAIRNESS.md "Decks", `hmac-sha256-fy-v2`): a deal's server seed is drawn one
 step ahead, by the command that creates the table, settles the previous hand or declares the
 svara, which publishes its commitment (`next_commitment`) and records the seed in a secret
 `seed_drawn` event; the deal then mixes in the client seeds recorded before it. A deal with no
@@ -124,7 +124,7 @@ def _turn(tx: Tx, seat: int, phase: ev.Phase) -> None:
 
 
 def _betting_over(tx: Tx) -> bool:
-    """RULES.md step 5: when nobody still in can put in more (everyone has put in `level` and
+    """docs/RULES.md step 5: when nobody still in can put in more (everyone has put in `level` and
     `level` is at the cap), the betting ends at once and the hand goes to showdown; nobody is
     ever asked to "call 0". Checked wherever a turn would be handed on."""
     state = tx.state
@@ -255,7 +255,7 @@ def won_by_folds(tx: Tx, hand: Hand | None = None) -> bool:
 
 def showdown(tx: Tx, *, capped: bool = False) -> None:
     """The players still in show; `capped`: the betting ended because nobody could put in
-    more (RULES.md step 5), not after a full round."""
+    more (docs/RULES.md step 5), not after a full round."""
     hand = tx.hand
     options = tx.settings.scoring
     shown: dict[int, ev.ShownHand] = {}

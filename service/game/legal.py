@@ -14,8 +14,9 @@ from service.game.state import Hand, Player, Seat, TableState
 
 
 class LegalAction(msgspec.Struct, frozen=True, omit_defaults=True):
-    """One entry of API.md's `legal` list; None fields are left out of its JSON. Encode it
-    through `to_dict()`: compiled by mypyc, this module's Struct loses `omit_defaults`."""
+    """One entry of the `legal` list (docs/API.md "The caller's view"); None fields are left
+    out of its JSON. Encode it through `to_dict()`: compiled by mypyc, this module's Struct
+    loses `omit_defaults`."""
 
     type: str
     min: int | None = None
@@ -67,7 +68,8 @@ def turn_player(state: TableState, user_id: int) -> tuple[Hand, Player]:
     """The hand and the caller's player, if it is the caller's turn (in either round).
 
     Checked in this order: seated, a hand, the turn -- so a player acting out of turn hears
-    `not_your_turn` (API.md: 403) whatever the action; the round is checked after (`on_turn`).
+    `not_your_turn` (docs/API.md "Errors": 403) whatever the action; the round is checked
+    after (`on_turn`; docs/decisions/turn-first-refusals.md).
     """
     for s in state.seats:
         if s is not None and s.user_id == user_id:

@@ -1,4 +1,4 @@
-"""Hand scores exactly as RULES.md's table, for every scoring variant.
+"""Hand scores exactly as the table of docs/RULES.md "Hand score", for every scoring variant.
 
 All C(32,3) = 4960 hands are scored once per variant on first use; afterwards `score` is a
 dictionary lookup by bitmask, so the decider and the practice bots never pay for the rules.

@@ -1,7 +1,7 @@
 """Creating a table, sitting down, standing up, coming back from sitting out, and a seated
-player's own seed for the deck (`client_seed_set`, DESIGN.md "Players' seeds").
+player's own seed for the deck (`client_seed_set`, docs/FAIRNESS.md "Decks").
 
-Choices where RULES.md is silent:
+Choices where the rules are silent (docs/RULES.md "Where the rules leave a choice"):
 - Seats are numbered 0 .. max_seats-1; without a requested seat the lowest free one is taken.
 - Someone seated mid-hand waits for the next hand (and is not offered its svara).
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.

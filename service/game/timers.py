@@ -2,7 +2,7 @@
 
 A Tick before the deadline (or with none) is refused `not_due`, so timers may fire early,
 late, twice or on several replicas: one Tick per deadline wins the version check.
-RULES.md "Time": a turn timeout counts toward sitting out (two in a row); letting a svara
+docs/RULES.md "Time": a turn timeout counts toward sitting out (two in a row); letting a svara
 join window lapse does not (it is declining an offer, not a missed turn). A table nobody has
 sat at for `IDLE_CLOSE_SECONDS` is closed (`table_closed`).
 """

@@ -58,7 +58,7 @@ def _hand_view(state: TableState, hand: Hand) -> JSON:
         "last_blind": hand.last_blind,
         "last_blind_seat": hand.last_blind_seat,
         # after blinds, until someone raises: a player who did not go blind must raise to at
-        # least twice the last blind (RULES.md step 5); `legal` has the exact bounds
+        # least twice the last blind (docs/RULES.md step 5); `legal` has the exact bounds
         "must_double": hand.must_double,
     }
     if hand.phase == "svara_join":
@@ -106,7 +106,7 @@ def seat_entry(
         "blind": p is not None and p.blind,
         "looked": p is not None and p.looked,
         "put_in": p.put_in if p is not None else 0,
-        # folded by the clock (RULES.md "Time"): a player's own action resets the count of
+        # folded by the clock (docs/RULES.md "Time"): a player's own action resets the count of
         # missed turns, so a folded player whose count is not zero was folded by the timer
         "timed_out": p is not None and p.folded and s.timeouts > 0,
         "cards": list(cards) if cards is not None else None,
@@ -129,7 +129,7 @@ def table_host(state: TableState) -> str | None:
 
 
 def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
-    """API.md's "caller's view" of the table for `viewer_user_id` (None: a spectator)."""
+    """The caller's view (docs/API.md) of the table for `viewer_user_id` (None: a spectator)."""
     hand = state.hand
     options = state.settings.scoring
     seats: list[JSON] = []

@@ -1,4 +1,4 @@
-"""The audit of one settled hand (API.md), computed only from the stored events.
+"""The audit of one settled hand (docs/API.md "The audit of a hand"), from the stored events.
 
 Nothing is taken on trust from a stored "verified" flag. The hand is checked event by event on
 the server's own fold of the log (the rules engine's states), and every failure names the
@@ -21,8 +21,8 @@ verdicts):
 - `replay`     the log folds to a settled hand, and to the state the live path cached
                (the stored snapshot) where there is one.
 
-API.md's four booleans summarise them: `chain`; `deck` (commitment, seeds, deck, cards);
-`chips`; `replay` (scores, winner, replay).
+The four booleans of docs/API.md "The audit of a hand" summarise them: `chain`; `deck`
+(commitment, seeds, deck, cards); `chips`; `replay` (scores, winner, replay).
 """
 
 from __future__ import annotations

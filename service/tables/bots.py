@@ -2,8 +2,9 @@
 
 A bot is an ordinary user with a negative id (so it can never collide with a Telegram user),
 funded through its own wallet like everyone, acting through the same command path. Its choice
-is a pure function of the caller's view (API.md) and a deterministic random stream seeded by
-the table version, so several processes driving one bot pick the same action.
+is a pure function of the caller's view (docs/API.md "The caller's view") and a deterministic
+random stream seeded by the table version, so several processes driving one bot pick the
+same action.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def bot_user_id(table_id: str, index: int) -> int:
 
 
 def bot_client_seed(user_id: int) -> str:
-    """A practice bot's fixed client seed (DESIGN.md "Players' seeds")."""
+    """A practice bot's fixed client seed (docs/FAIRNESS.md "Decks")."""
     return f"practice-bot{user_id}"
 
 

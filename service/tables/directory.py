@@ -2,8 +2,8 @@
 beside the streams replaced them (`service.tables.index`, the transfer marks).
 
 Nothing writes them any more: a version-checked append to one shared stream per table and per
-new wallet made bursts of creations contend (issue 14.6). They are read once per namespace, to
-index a deployment that predates the indexes (`TableService.ensure_indexes`).
+new wallet made bursts of creations contend (200 at once got 503s). They are read once per
+namespace, to index a deployment that predates the indexes (`TableService.ensure_indexes`).
 """
 
 from __future__ import annotations

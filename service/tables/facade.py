@@ -25,7 +25,7 @@ class User(msgspec.Struct, frozen=True):
 
 
 class ServiceError(Exception):
-    """A refused request with its HTTP status and API.md error code."""
+    """A refused request with its HTTP status and error code (docs/API.md "Errors")."""
 
     def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)

@@ -22,7 +22,7 @@ from service.game.view import table_host
 
 
 class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
-    """One lobby row (API.md's `GET /api/tables` fields, plus a few for choosing a table)."""
+    """One lobby row (`GET /api/tables` in docs/API.md "Endpoints", with a few to choose by)."""
 
     table_id: str
     ante: int

@@ -415,7 +415,8 @@ class TableService:
             "tables": state.tables,
             "language": effective_language(profile, user.language_code),
             "settings": {"language": profile.language, "pings": profile.pings},
-            # granted when the wallet is empty and its owner seated nowhere (README "Wallets")
+            # granted when the wallet is empty and its owner seated nowhere
+            # (docs/ARCHITECTURE.md, "Tables service")
             "daily_topup": {
                 "amount": self.bank.daily_topup,
                 "next_at": wallet.next_topup_at(state, self.clock()),
@@ -530,7 +531,7 @@ class TableService:
             return await self.view(user, table_id)
 
     async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
-        """The caller's own seed for the deck (DESIGN.md "Players' seeds"): recorded as a
+        """The caller's own seed for the deck (docs/FAIRNESS.md "Decks"): recorded as a
         public `client_seed_set` event, it counts from the next deal dealt after it. Answers
         the caller's view (which shows it)."""
         async with service_errors():

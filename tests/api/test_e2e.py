@@ -1,5 +1,5 @@
 """End to end against real `svara serve` processes and the real Redis: three signed users play
-whole hands over HTTP while listening on WebSockets (issue 4, "Proof")."""
+whole hands over HTTP while listening on WebSockets, as real clients do."""
 
 from __future__ import annotations
 

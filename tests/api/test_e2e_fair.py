@@ -1,4 +1,4 @@
-"""Issue 11 end to end, against a real `svara serve` and the real Redis: players set their own
+"""Fair hands end to end, against a real `svara serve` and the real Redis: players set their own
 seeds (POST /seed), every event they receive carries its chain hash (HTTP and WebSocket), a
 settled hand's export (GET .../export) verifies offline and agrees with what they saw, and bad
 input is refused with a clear 4xx that changes nothing."""

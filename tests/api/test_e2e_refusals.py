@@ -1,5 +1,6 @@
-"""Every refusal of issue 4 against a real server on the real Redis: idempotent retries, stale
-versions, bad initData, out-of-turn and unseated actions, bad bodies. Never a 500."""
+"""Every refusal of the API contract against a real server on the real Redis: idempotent
+retries, stale versions, bad initData, out-of-turn and unseated actions, bad bodies. Never a
+500."""
 
 from __future__ import annotations
 

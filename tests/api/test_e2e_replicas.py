@@ -1,4 +1,4 @@
-"""Two `svara serve` processes on one Redis, and a `kill -9` mid-hand (issue 4, "Proof")."""
+"""Two `svara serve` processes on one Redis, and a `kill -9` mid-hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input at the edges of the real service (issue 14, items 7-10): every number from outside
+"""Bad input at the edges of the real service: every number from outside
 has an upper bound, a WebSocket frame has the same contract as the HTTP body, odd paths are
 404s. Each is answered with a clear 4xx, writes nothing and leaves no traceback.
 
@@ -259,8 +259,8 @@ async def test_the_lobby_pages_over_http(real: Client, service: TableService) ->
 
 
 async def test_a_burst_of_200_creations_over_http_all_succeed_at_once(real: Client) -> None:
-    """Issue 14.6 through HTTP: 200 users create a table each at the same moment; every one is
-    a 201 at the first try (no `503 busy`), and the lobby lists all 200."""
+    """Creations do not contend, through HTTP: 200 users create a table each at the same moment;
+    every one is a 201 at the first try (no `503 busy`), and the lobby lists all 200."""
     users = user_ids(200)
 
     async def create(user: int) -> tuple[int, Any]:

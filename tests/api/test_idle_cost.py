@@ -1,4 +1,4 @@
-"""Yesterday's finished tables cost nothing today (issue 13, "Proof"): a real `svara serve`
+"""Yesterday's finished tables cost nothing today (the active-table index): a real `svara serve`
 with 10 running tables, then with 1,000 finished ones added (500 closed, 500 empty and waiting
 out their idle day), spends no more CPU over 20 idle seconds than before, and `GET
 /api/tables` answers in under 50 ms.

@@ -1,4 +1,4 @@
-"""`GET /metrics` and JSON logs of a real `svara serve` on Redis, after a real hand (issue 13).
+"""`GET /metrics` and JSON logs of a real `svara serve` on Redis, after a real hand.
 
 The metrics are scraped over HTTP and parsed with prometheus_client's own parser; the logs are
 the process's stderr with `LOG_FORMAT=json LOG_LEVEL=DEBUG` (everything the process logs).

@@ -79,7 +79,7 @@ def check_newtable_arguments() -> None:
 
 
 def test_newtable_numbers_have_an_upper_bound() -> None:
-    """Issue 14.7 at the bot's edge: an ante of 2**64 (or past the game's bound) is a usage
+    """Bounded numbers at the bot's edge: an ante of 2**64 (or past the game's bound) is a usage
     answer naming the bound, never a table that dies at its first settled hand."""
     config = BotConfig(public_url=None)
     assert parse_newtable_args(f"{10**9} 2", config).ante == 10**9

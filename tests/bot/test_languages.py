@@ -1,4 +1,4 @@
-"""Every reply of the bot in each language (issue 10): /start, /help, /rules, the group
+"""Every reply of the bot in each of its six languages: /start, /help, /rules, the group
 invite, every error reply, /settings, and the command menu and menu button per language. Real
 aiogram polling the fake Bot API; the tables are the in-memory stub (no game needed here)."""
 

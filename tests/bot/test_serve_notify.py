@@ -1,8 +1,9 @@
-"""Issue 12's proof in real `svara serve` processes on the real Redis, with the bot talking to
-the fake Bot API: players play through the public HTTP API and WebSocket, Telegram (the fake)
-POSTs their updates to the webhook. Pings within 5 s with the table's button, none to who has
-the table open or never started the bot, a 429 delivered once, one ping per turn with two
-replicas, the timeout notice with Sit in (and pressing it), a group's result after a hand."""
+"""The turn pings and group results proved in real `svara serve` processes on the real Redis,
+with the bot talking to the fake Bot API: players play through the public HTTP API and
+WebSocket, Telegram (the fake) POSTs their updates to the webhook. Pings within 5 s with the
+table's button, none to who has the table open or never started the bot, a 429 delivered once,
+one ping per turn with two replicas, the timeout notice with Sit in (and pressing it), a group's
+result after a hand."""
 
 from __future__ import annotations
 
@@ -228,7 +229,7 @@ async def test_pings_in_svara_serve(
     assert decisions.get("unreachable", 0) >= turns_of[boris.user_id], decisions
     assert decisions.get("watching", 0) >= turns_of[vera.user_id], decisions
     assert decisions.get("elsewhere", 0) == 0, decisions  # one replica: nobody else claims
-    async with session.get(f"{server.url}/metrics") as resp:  # the sender's counters (issue 13)
+    async with session.get(f"{server.url}/metrics") as resp:  # the sender's counters
         exposition = await resp.text()
     sent = re.search(r'^svara_bot_messages_total\{method="sendMessage"\} ([0-9.e+]+)$',
                      exposition, re.M)

@@ -1,4 +1,4 @@
-"""The whole service on Redis Cluster (issue 13): two `svara serve` processes on a local
+"""The whole service on Redis Cluster: two `svara serve` processes on a local
 3-primary cluster with a replica each play hands at eight tables whose streams spread over the
 primaries; mid-play one primary is failed over to its replica (`CLUSTER FAILOVER`, as an operator
 does for maintenance). Afterwards every hand audits and every chip is accounted for.

@@ -1,10 +1,10 @@
-"""The docker-compose topology with real parts and no Docker engine (issue 13, "The deploy,
-exercised"): Redis with `deploy/redis.conf`, two `svara serve` replicas in webhook mode (the
-fake Bot API of tests/bot plays Telegram), and Debian's nginx with `deploy/nginx.conf` filled
-in as the nginx image does. Telegram's webhook calls reach both replicas through nginx and are
-answered; players play a hand through nginx over HTTP and WebSocket; one replica is killed
-with SIGKILL; they reconnect through nginx, resume after their last version and play on,
-served by the other replica alone.
+"""The docker-compose topology with real parts and no Docker engine (the runbook's deploy,
+exercised: deploy/README.md): Redis with `deploy/redis.conf`, two `svara serve` replicas in
+webhook mode (the fake Bot API of tests/bot plays Telegram), and Debian's nginx with
+`deploy/nginx.conf` filled in as the nginx image does. Telegram's webhook calls reach both
+replicas through nginx and are answered; players play a hand through nginx over HTTP and
+WebSocket; one replica is killed with SIGKILL; they reconnect through nginx, resume after their
+last version and play on, served by the other replica alone.
 """
 
 from __future__ import annotations

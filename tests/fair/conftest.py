@@ -1,4 +1,4 @@
-"""Fixtures of the fairness proofs (issue 11): the service fixtures, on the real Redis."""
+"""Fixtures of the fairness proofs: the service fixtures, on the real Redis."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
-"""Issue 11 "Proof": the offline verifier (`service/verify.py`, its own implementation of the
-published algorithms and rules) and the server's audit (the rules engine's own fold) agree on
-every hand of a few hundred random hands played through the service on the real Redis --
-random legal moves, timeouts, svaras (played and split), players changing their seeds between
-and during hands, several scoring and svara options, a table with no pause between hands --
-and, on a random edit of each hand's stored log, fail naming the same checks and versions."""
+"""The proof that a hand can be checked without the server: the offline verifier
+(`service/verify.py`, its own implementation of the published algorithms and rules) and the
+server's audit (the rules engine's own fold) agree on every hand of a few hundred random hands
+played through the service on the real Redis -- random legal moves, timeouts, svaras (played and
+split), players changing their seeds between and during hands, several scoring and svara
+options, a table with no pause between hands -- and, on a random edit of each hand's stored log,
+fail naming the same checks and versions."""
 
 from __future__ import annotations
 

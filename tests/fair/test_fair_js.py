@@ -1,9 +1,9 @@
-"""fair.js (service/api/static/js/fair.js), the browser's own check, in headless Chromium:
-DESIGN.md's test vectors give the same decks as in Python, its chain links are the store's, and
-`verifyExport` gives the verdicts of the offline verifier (`service/verify.py`) on good and
-tampered exports -- the same checks, the same versions -- and fails the `pins` check when an
-export contradicts a hash or commitment the page saw earlier, also where the rewritten chain
-is otherwise valid."""
+"""fair.js (service/api/static/js/fair.js), the browser's own check, in headless Chromium: the
+test vectors of docs/FAIRNESS.md "Decks" give the same decks as in Python, its chain links are
+the store's, and `verifyExport` gives the verdicts of the offline verifier (`service/verify.py`)
+on good and tampered exports -- the same checks, the same versions -- and fails the `pins` check
+when an export contradicts a hash or commitment the page saw earlier, also where the rewritten
+chain is otherwise valid."""
 
 from __future__ import annotations
 

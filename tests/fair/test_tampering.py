@@ -1,11 +1,11 @@
-"""Issue 11 "Proof", adversarial: every kind of edit an attacker with access to Redis could
+"""Tampering, adversarial: every kind of edit an attacker with access to Redis could
 make to a settled hand -- a changed amount, a swapped card, a wrong seed, a removed, reordered
 or re-hashed event, a moved time, a players'-seed line changed -- makes both the server's audit
 and the offline verifier (`svara verify`) fail, naming the same check and event version.
 
 Edits that keep the hash chain valid (every hash after the edit recomputed) are what only the
 content checks can catch; edits that do not are caught by the chain at the first changed
-version. Issue 14.16: each of the audit's checks is shown failing on a bad input of its own
+version. Each of the audit's checks is shown failing on a bad input of its own
 (`test_each_check_fails_on_its_own_bad_input`), so none can be removed unnoticed.
 """
 
@@ -149,7 +149,7 @@ def _looked_card(data: dict[str, Any]) -> None:
     data["cards"] = [data["cards"][1], data["cards"][0], data["cards"][2]]
 
 
-# Issue 14.16: every check of the audit, failing alone on a bad input that targets it.
+# Every check of the audit, failing alone on a bad input that targets it.
 ALONE: dict[str, tuple[str, Change | None]] = {
     "chips": ("called", None),
     "deck": ("cards_dealt", None),

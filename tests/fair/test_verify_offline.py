@@ -3,8 +3,8 @@ independent implementation.
 
 It must share no code with the server (it checks the server's code rather than repeating it):
 its imports are the standard library's only, and its deck, chain and scorer are held to the
-server's on the DESIGN.md test vectors, random seeds and all 4960 hands under every scoring
-variant.
+server's on the test vectors of docs/FAIRNESS.md "Decks", random seeds and all 4960 hands
+under every scoring variant.
 """
 
 from __future__ import annotations

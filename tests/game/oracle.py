@@ -1,4 +1,4 @@
-"""A second hand scorer, written from `../shared/RULES.md` ("Hand score") alone.
+"""A second hand scorer, written from `docs/RULES.md` ("Hand score") alone.
 
 It shares nothing with `service.game.scoring` (no lookup table, no bitmasks, no helpers): it
 reads the eight rows of the rule table one by one, as they are written, collects the value of
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
-# RULES.md "Cards": 7, 8, 9 are worth their number; T, J, Q, K are worth 10; A is worth 11.
+# docs/RULES.md "Cards": 7, 8, 9 are worth their number; T, J, Q, K are worth 10; A is worth 11.
 CARD_VALUE = {"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
 JOKER = "7c"  # worth 11
 JOKER_VALUE = 11

@@ -4,7 +4,7 @@ Every accepted command is checked on the spot: the live state equals the fold of
 chips are conserved. Seeds are deterministic, and `seed_where` finds a seed whose deal has a
 wanted property (a tie for a svara, a clear winner ...).
 
-Decks are `hmac-sha256-fy-v2` (DESIGN.md "Players' seeds"): a deal's server seed is drawn one
+Decks are `hmac-sha256-fy-v2` (docs/FAIRNESS.md "Decks"): a deal's server seed is drawn one
 step ahead, by the command that creates the table (hand 1), settles the previous hand (the next
 hand) or declares the svara (its deal). So a test stacks a deal by setting `next_seed` before
 *that* command (or `Table(first_seed=...)` for hand 1), not before the one that deals.

@@ -1,4 +1,5 @@
-"""The compiled build (mypyc, README "Compiled build") must behave exactly like the pure one.
+"""The compiled build (docs/ARCHITECTURE.md "Compiled build (mypyc)") must behave exactly like
+the pure one.
 
 Builds the listed modules into a scratch copy of the project with bench/compiled.py, which
 also checks that every one loads from a C extension, then runs there, against them: this whole

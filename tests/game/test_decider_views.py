@@ -1,4 +1,4 @@
-"""Views and projected events: API.md's "caller's view", and what each viewer may see."""
+"""Views and projected events: docs/API.md "The caller's view", and what each viewer sees."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def test_projected_showdown_shows_every_hand_still_in() -> None:
 
 
 def test_view_explains_a_fold_by_the_clock_and_no_other() -> None:
-    """`timed_out` tells a player folded by the server (RULES.md "Time") from one who folded."""
+    """`timed_out` tells a player folded by the server (docs/RULES.md "Time") from a fold."""
     t = table_with([A, B, C])
     t.act(B, "pass")
     t.tick()  # B's betting turn runs out: the server folds for B

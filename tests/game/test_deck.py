@@ -1,4 +1,5 @@
-"""The fair deck: DESIGN.md's test vector, determinism, dealing order, and uniformity."""
+"""The fair deck: the test vectors (docs/FAIRNESS.md "Decks"), determinism, dealing order,
+and uniformity."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The deck's fast path (hand-built HMAC, C-level shuffle) against DESIGN.md's algorithm
-written out plainly with the stdlib `hmac`, including the rejection branch it rarely takes."""
+"""The deck's fast path (hand-built HMAC, C-level shuffle) against the algorithm of
+docs/FAIRNESS.md "Decks" written out plainly with the stdlib `hmac`, including the rejection
+branch it rarely takes."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from service.game.deck import shuffled_deck
 
 
 def _reference(seed: bytes, table_id: str, hand: int, deal: int) -> list[str]:
-    """DESIGN.md, "Fairness", step by step."""
+    """docs/FAIRNESS.md "Decks", step by step."""
     deck = list(CANONICAL_DECK)
     words: list[int] = []
     block = 0

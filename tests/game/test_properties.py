@@ -196,7 +196,7 @@ class TableMachine(RuleBasedStateMachine):
         return events
 
     def _check_showdown(self, shown: ev.ShowdownHappened, after: ev.TableEvent) -> None:
-        """RULES.md steps 7 and 8, with scores from the oracle under the table's options:
+        """docs/RULES.md steps 7 and 8, with scores from the oracle under the table's options:
         every player still in shows the cards they were dealt; one best score takes the pot;
         a shared best score is a svara among exactly those players, or a split."""
         hand = self.s.hand
@@ -224,7 +224,7 @@ class TableMachine(RuleBasedStateMachine):
             assert set(after.tied) == tied
 
     def _check_settlement(self, settled: ev.HandSettled) -> None:
-        """RULES.md step 9 and `split`: the whole pot less the rake goes to the winners, in
+        """docs/RULES.md step 9 and `split`: the whole pot less the rake goes to the winners, in
         equal shares; the chips that do not divide go one each to the first winners clockwise
         from the dealer's left."""
         hand = self.s.hand

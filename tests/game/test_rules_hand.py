@@ -1,4 +1,4 @@
-"""RULES.md "A hand, step by step", steps 1-7: one test (or a few) per rule, named after it."""
+"""docs/RULES.md "A hand, step by step", steps 1-7: one test (or a few) per rule, named after it."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ def test_start_next_hand_at_once_with_the_settling_action_when_there_is_no_pause
 
 
 def test_commit_the_deck_before_the_deal_and_reveal_the_seed_at_the_end() -> None:
-    """DESIGN.md "Players' seeds": the commitment of hand 2's seed is published when hand 1
+    """docs/FAIRNESS.md "Decks": the commitment of hand 2's seed is published when hand 1
     settles (its seed in a `seed_drawn` right after), before the players' seeds for hand 2 are
     final; a seed set after that still counts; `cards_dealt` names the seeds and the mix."""
     seed = seed_of(77)
@@ -297,8 +297,9 @@ def test_blind_out_of_turn_is_not_your_turn_even_after_a_look() -> None:
 
 @pytest.mark.parametrize("action", ["blind", "pass", "call", "raise", "fold"])
 def test_acting_out_of_turn_is_not_your_turn_whatever_the_action(action: str) -> None:
-    """API.md: 403 `not_your_turn` for any turn action by a player whose turn it is not, in
-    either round (before, some got 422 `wrong_phase` because the round was checked first)."""
+    """docs/API.md "Errors": 403 `not_your_turn` for any turn action by a player whose turn
+    it is not, in either round (before, some got 422 `wrong_phase` because the round was
+    checked first; docs/decisions/turn-first-refusals.md)."""
     amount = 2 if action in ("blind", "raise") else None
     t = table_with([A, B, C])  # the blind round, B on turn
     t.refused("not_your_turn", t.command(C, action, amount))
@@ -426,7 +427,7 @@ def test_betting_cap_below_the_minimum_allows_exactly_the_cap() -> None:
 
 
 def test_betting_cap_of_zero_goes_to_showdown_at_once_without_a_call_0() -> None:
-    """RULES.md step 5: nobody can put in more (B is all in with the ante), so the betting
+    """docs/RULES.md step 5: nobody can put in more (B is all in with the ante), so the betting
     ends at once: no turn, no blind round, no "call 0" offered to anyone."""
     t = Table(ante=1, min_buy_in=1)
     t.sit(A, 100)

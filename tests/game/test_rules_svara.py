@@ -1,4 +1,4 @@
-"""RULES.md step 8 (svara) and step 9 (settle): ties, the join window, the new deal, split."""
+"""docs/RULES.md step 8 (svara) and step 9 (settle): ties, the join window, the new deal, split."""
 
 from __future__ import annotations
 
@@ -252,7 +252,7 @@ def test_svara_a_joiner_who_leaves_forfeits_the_fee() -> None:
 
 
 def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its_own_seed() -> None:
-    """RULES.md steps 5 and 8. B went all in and tied: the svara deal starts with B at 0 chips,
+    """docs/RULES.md steps 5 and 8. B went all in and tied: the svara deal starts with B at 0 chips,
     so nobody can put in more and it goes to showdown at once (no "call 0"). Ties again deal
     again within the same command; every deal has a seed and commitment of its own -- never
     the previous deal's, which the settlement reveals -- each svara deal's committed to by the

@@ -1,4 +1,4 @@
-"""RULES.md "Time" (deadlines, timeouts, sitting out) and the table's seating rules."""
+"""docs/RULES.md "Time" (deadlines, timeouts, sitting out) and the table's seating rules."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""RULES.md "Hand score" variants at the table: a showdown scores with the table's own
+"""docs/RULES.md "Hand score" variants at the table: a showdown scores with the table's own
 `joker_pair` and `natural_777`, and the winner (or the svara, or the split) follows from them.
 
 Every combination of the two options is played (2 x 3), each with the hands whose score the
 options change, against a hand the change makes win, lose or tie. The deals are rigged
 (`Table.rig`): 7d 7h 7s against three aces is too rare for a seed search. The expected
-outcomes are written from RULES.md, and every shown score is also checked against the
-independent oracle (tests/game/oracle.py).
+outcomes are written from docs/RULES.md ("Scoring variants"), and every shown score is also
+checked against the independent oracle (tests/game/oracle.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Scoring: every worked example of RULES.md, the variants, and the table's global facts."""
+"""Scoring: every worked example (docs/RULES.md "Worked examples"), the variants, and the
+table's global facts."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ RULES_EXAMPLES = {
     "Ts Th Ac": 11,
     "Js Qh Tc": 10,
     "7c 7d Td": 28,
-    # The rows of the table, one each, and the lowest hand named in RULES.md.
+    # The rows of the table, one each, and the lowest hand named in docs/RULES.md "Hand score".
     "7c 9s Js": 30,
     "Qc Qh Qd ": 30,
     "7d 8c 8h": 8,
@@ -60,7 +61,7 @@ def test_natural_777_variant_sets_only_the_natural_three_sevens(
 ) -> None:
     options = ScoringOptions(natural_777=value, joker_pair=joker_pair)  # type: ignore[arg-type]
     assert score("7h 7d 7s".split(), options) == value
-    # Three 7s with the joker are row 1: 34 under every variant (RULES.md "Hand score").
+    # Three 7s with the joker are row 1: 34 under every variant (docs/RULES.md "Hand score").
     for sevens in ("7c 7d 7s", "7c 7d 7h", "7c 7h 7s"):
         assert score(sevens.split(), options) == 34
         assert compute_score(sevens.split(), options) == 34

@@ -1,6 +1,7 @@
 """The service's scores against an independent oracle (tests/game/oracle.py, written from
-RULES.md alone), for all 4960 hands under every variant combination (2 joker_pair x 3
-natural_777), and the RULES.md worked examples through the oracle itself.
+docs/RULES.md "Hand score" alone), for all 4960 hands under every variant combination
+(2 joker_pair x 3 natural_777), and the worked examples (docs/RULES.md "Worked examples")
+through the oracle itself.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from service.game.scoring import compute_score, score
 from service.game.settings import ScoringOptions, TableSettings
 from tests.game.oracle import DECK, VARIANTS, oracle_score
 
-# RULES.md "Hand score", the worked examples (default variants), in the order written.
+# docs/RULES.md "Worked examples" (default variants), in the order written.
 WORKED_EXAMPLES = [
     ("7h 9d 9c", 9),
     ("Ts Td Tc", 30),

@@ -1,4 +1,4 @@
-"""Bursts on the real Redis (issue 14, items 5 and 6): a busy store is not an unreachable one,
+"""Bursts on the real Redis: a busy store is not an unreachable one,
 and table creation does not contend on a shared stream."""
 
 from __future__ import annotations

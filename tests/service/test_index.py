@@ -1,4 +1,4 @@
-"""The indexes beside the streams, through the service on the real Redis (issue 13, item 1):
+"""The indexes beside the streams, through the service on the real Redis:
 the lobby pages through open tables only, the wake index holds exactly the tables that need
 the timer worker, idle tables close, transfers in flight are marked, and every index can be
 rebuilt from the streams."""

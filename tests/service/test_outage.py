@@ -1,4 +1,4 @@
-"""Deadlines that fall inside a Redis outage (issue 14.4), on a private redis-server that is
+"""Deadlines that fall inside a Redis outage, on a private redis-server that is
 stopped across the deadline and started again (same port, same AOF): the turn times out, or
 the next hand starts, once the store answers again -- with one replica, two, and two where the
 one that planned the deadline is gone."""

@@ -241,7 +241,7 @@ async def test_a_process_dying_mid_transfer(
 
 
 async def test_a_seat_refused_as_full_writes_nothing_to_the_wallet(services: Factory) -> None:
-    """Issue 14.12: what can be checked before reserving is checked there, so a refusal the
+    """What can be checked before reserving is checked there, so a refusal the
     table's state already decides (full, closed, already seated, buy-in out of range) leaves
     the wallet stream untouched."""
     service = await services()

@@ -1,6 +1,6 @@
 """Crashes and outages on a private redis-server (port 7000-7099, its own temp dir).
 
-What each durability test proves (issue 14.17):
+What each durability test proves, and what it cannot:
 - `test_acknowledged_events_survive_kill_9...` kills the Redis *process*. The kernel still
   holds every byte Redis wrote to the AOF, fsynced or not, so this passes under any
   `appendfsync` (even `no`): it proves the AOF holds every acknowledged append and that a

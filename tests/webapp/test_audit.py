@@ -1,4 +1,4 @@
-"""Issue 11 in the browser: the web app checks a hand for itself.
+"""Fair hands in the browser: the web app checks a hand for itself.
 
 Two people play at a table of the real `svara serve` on the real Redis (dev mode, a namespace
 of this module's own). Each page gave the table its own seed (made on first use, kept in

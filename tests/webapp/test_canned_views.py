@@ -223,7 +223,7 @@ async def test_leaving_mid_hand_takes_a_second_tap(server: Server, browser: Cont
 
 
 async def test_the_privacy_check_sees_a_leaked_score(server: Server, browser: Contexts) -> None:
-    """Issue 14: a score is as secret as its cards. A view that hands a spectator-like viewer
+    """A score is as secret as its cards. A view that hands a spectator-like viewer
     another player's score (cards hidden), or a page that shows one, fails the check."""
     view = canned_view("betting", [{"type": "call"}, {"type": "fold"}])
     view["seats"][0]["score"] = 31  # Ana's cards are hidden from Cleo; her score leaks

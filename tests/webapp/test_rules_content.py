@@ -1,9 +1,10 @@
 """The rules screen's texts, one per language (`service/api/static/rules/<lang>.html`).
 
 No browser needed: each file is parsed as the allowed HTML subset (`rules_html.py`), and the
-languages are held to one another and to RULES.md: the same sections and structure, the same
-facts as numbers, every example hand scored as the rules score it, each language in its own
-words and script, and nothing copied from the seed rule sheets.
+languages are held to one another and to docs/RULES.md ("Hand score", "A hand, step by step"):
+the same sections and structure, the same facts as numbers, every example hand scored as the
+rules score it, each language in its own words and script, and nothing copied from the seed rule
+sheets.
 
 The seeds themselves are not in this repository; `seed_shingles.txt` holds a hash of every run
 of 8 words in them. Regenerate it with
@@ -47,7 +48,7 @@ RULES_DIR = STATIC_DIR / "rules"
 SHINGLES = Path(__file__).with_name("seed_shingles.txt")
 SHINGLE_WORDS = 8
 
-# RULES.md's score table, row by row, with the worked example each language shows for it.
+# The score table (docs/RULES.md "Hand score"), row by row, with each language's example.
 ROW_EXAMPLES = (
     ("7h", "7d", "7s"),  # 1 three 7s: 34
     ("8s", "8h", "8d"),  # 2 three of a kind: 24
@@ -58,7 +59,7 @@ ROW_EXAMPLES = (
     ("8s", "Ad", "7c"),  # 7 joker + any card: 22
     ("Kh", "9h", "Qc"),  # 8 one suit: 19
 )
-# Every value RULES.md's table names (34, AAA 33, QQQ 30, 888 24, 31, 22, 23, 19).
+# Every value the score table names (34, AAA 33, QQQ 30, 888 24, 31, 22, 23, 19).
 TABLE_VALUES = {34, 33, 31, 30, 24, 23, 22, 19}
 VARIANTS = tuple(
     ScoringOptions(joker_pair=pair, natural_777=sevens)

@@ -1,4 +1,4 @@
-"""The player's own seed for the deck (issue 11 item 1), in the browser against the real
+"""The player's own seed for the deck, in the browser against the real
 `svara serve`: made on this device on first use and kept there, sent to a table when the
 player sits down, shown in the settings and changed there -- by hand (refused with a
 localized message unless it is 1-64 of A-Z a-z 0-9 _ -) or as a new random one -- and then

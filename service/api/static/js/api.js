@@ -1,4 +1,5 @@
-// The HTTP side of API.md. Every request carries `Authorization: tma <initData>`.
+// The HTTP side of docs/API.md ("Endpoints"). Every request carries
+// `Authorization: tma <initData>`.
 import { connection } from "./net.js";
 
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-// API error codes (API.md "Errors") shown as the player's own language. A code we have no
+// API error codes (docs/API.md "Errors") shown as the player's own language. A code we have no
 // words for falls back to the server's message, which is English but still says something.
 import { t } from "./i18n.js";
 

@@ -1,10 +1,12 @@
-// fair.js -- the browser's own check of a hand (issue 11): decks, commitments, the hash chain
-// and a whole exported hand, recomputed with WebCrypto (HMAC-SHA256, SHA-256). An ES module
-// with no imports and no DOM use: the audit screen builds on it.
+// fair.js -- the browser's own check of a hand, so a player need not trust the server: decks,
+// commitments, the hash chain and a whole exported hand, recomputed with WebCrypto
+// (HMAC-SHA256, SHA-256). An ES module with no imports and no DOM use: the audit screen
+// builds on it.
 //
-// It follows the published algorithms (DESIGN.md "Fairness" and "Players' seeds", docs/CHAIN.md)
-// and RULES.md, and gives the same verdicts as `svara verify FILE` (service/verify.py); tests
-// hold it to the DESIGN.md test vectors and to both Python checkers on tampered exports.
+// It follows the published algorithms (docs/FAIRNESS.md "Decks", docs/CHAIN.md) and
+// docs/RULES.md ("Hand score"), and gives the same verdicts as `svara verify FILE`
+// (service/verify.py); tests hold it to the test vectors of docs/FAIRNESS.md "Decks" and to
+// both Python checkers on tampered exports.
 //
 // API (every function is async unless marked; hex strings are lowercase):
 //   deckV1(seedHex, tableId, hand, deal)              -> ["8h", "7s", ...] (32 cards)
@@ -17,7 +19,8 @@
 //        raw_b64); chain 1 = sha256(prev || bytes), 2 = sha256(prev || "svara-chain-v2\n" ||
 //        at || "\n" || bytes), prev as its 32 raw bytes
 //   dealHands(deck, players)        (sync)           -> [[c0, cN, c2N], ...] in playing order
-//   score(cards, {jokerPair, natural777}) (sync)     -> the hand's score (RULES.md)
+//   score(cards, {jokerPair, natural777}) (sync)     -> the hand's score
+//        (docs/RULES.md "Hand score")
 //   verifyExport(exportJson, pins)                    -> {ok, results, failures, deals}
 //        exportJson: the object GET /api/tables/{id}/hands/{n}/export answers (or its text);
 //        pins (all optional) -- what the page saved earlier, which the export must not

@@ -1,5 +1,5 @@
 // What this device keeps of each table while it plays, so a later audit can be held to it
-// (issue 11, docs/CHAIN.md "What pinning adds"): a server that rewrote the log afterwards --
+// (docs/CHAIN.md "What pinning adds"; docs/FAIRNESS.md "In short"): a server that rewrote the log afterwards --
 // even with every hash recomputed, which keeps the chain itself valid -- contradicts a hash or
 // a commitment kept here, and the audit screen shows that as a failed check.
 //

@@ -1,5 +1,5 @@
-// The rules screen: static/rules/<lang>.html, written fresh in each language from RULES.md
-// (English when a language has none). The fragment is our own file, but it is still read as
+// The rules screen: static/rules/<lang>.html, written fresh in each language from
+// docs/RULES.md (English when a language has none). The fragment is our own file, but it is still read as
 // data: parsed inertly, only the tags and classes the rules use are kept, and every
 // `<span class="card">7c</span>` becomes a card face like the ones on the table.
 import { card, CARD } from "./cards.js";

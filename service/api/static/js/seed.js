@@ -1,4 +1,4 @@
-// This device's own seed for the deck (DESIGN.md "Players' seeds"): every deck dealt to the
+// This device's own seed for the deck (docs/FAIRNESS.md "Decks"): every deck dealt to the
 // player is mixed with it, so the server, which committed to its own seed before the players'
 // seeds were final, cannot pick a deck that suits it. Made on first use (16 random bytes,
 // hex), kept in localStorage, and shown (and changeable) in the settings.

@@ -1,4 +1,4 @@
-// The table's live feed (API.md, WebSocket): auth → resume after the last version seen →
+// The table's live feed (docs/API.md, "WebSocket"): auth → resume after the last version seen →
 // events. A dropped connection reconnects with backoff and resumes, so nothing is missed.
 // Phones lose networks and suspend pages, so besides the socket's own close it watches:
 //   - the device going offline: the socket is dropped at once (it would hang, not close);
