@@ -11,7 +11,7 @@ carries the standard `process_*` and `python_gc_*` families (memory, CPU, open f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 from prometheus_client import (
@@ -21,9 +21,12 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
+from prometheus_client.registry import Collector
 
+from events.store.connection import TOTALS as STORE
 from service.game.commands import ACTION_TYPES as GAME_ACTIONS
 
 REGISTRY: Final = CollectorRegistry()
@@ -134,6 +137,41 @@ bot_pings: Final = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+
+
+
+class _StoreCollector(Collector):
+    """The event store's own counts (`events.store.connection.TOTALS`), read at scrape time:
+    the store sits below the service and keeps plain integers, not metric objects."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield CounterMetricFamily(
+            "svara_store_full_refusals",
+            "Writes Redis refused at its memory limit (maxmemory, noeviction): each one a 503 "
+            "store_full or a timer that waits.",
+            value=STORE.full_refusals,
+        )
+        yield GaugeMetricFamily(
+            "svara_store_full",
+            "1 while the last write this process tried was refused for memory (an alert: "
+            "nothing can be played until memory is freed or maxmemory raised).",
+            value=1 if STORE.full_stores > 0 else 0,
+        )
+        yield CounterMetricFamily(
+            "svara_store_stalls",
+            "Times Redis did not answer a command in time (the store then probes it and drops "
+            "the stuck connections once it answers).",
+            value=STORE.stalls,
+        )
+        yield CounterMetricFamily(
+            "svara_store_stalled_connections_dropped",
+            "Connections to Redis dropped as stalled (idle ones at a stall, stuck ones once "
+            "Redis answers a fresh one).",
+            value=STORE.dropped,
+        )
+
+
+REGISTRY.register(_StoreCollector())
 
 # Pre-bound children: what the hot path touches.
 _ACTION_CHILDREN: Final = {

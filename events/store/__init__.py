@@ -6,6 +6,7 @@ from events.store.base import (
     EventStore,
     Snapshot,
     StoredEvent,
+    StoreFull,
     StoreUnavailable,
     SubscriberTooSlow,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "ChainBroken",
     "EventStore",
     "Snapshot",
+    "StoreFull",
     "StoreUnavailable",
     "StoredEvent",
     "SubscriberTooSlow",

@@ -59,6 +59,12 @@ class StoreUnavailable(Exception):
     with the same action_id is safe (it answers `duplicate` if the first attempt landed)."""
 
 
+class StoreFull(StoreUnavailable):
+    """Redis refused a write at its memory limit (maxmemory with `noeviction`): nothing of it
+    was written (an append is refused whole), reads still work, and writes succeed again once
+    memory is freed. The API answers 503 `store_full`."""
+
+
 class ChainBroken(Exception):
     """The stored hash chain does not match the stored bytes."""
 

@@ -16,21 +16,26 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from events.store.base import EventStore, StoreUnavailable
+from events.store.connection import PROBE_TIMEOUT, TrackedConnection, pool_reset
 from events.store.redis_store import RedisEventStore
 
 BLOCK_MS = 5000
 # The reader's socket must outlive its blocking XREAD, or every idle read would look like an
 # outage; every other command gets a short timeout so an outage turns into 503s quickly.
+# Short, but above the pauses a healthy Redis takes (an fsync stall of the AOF, a big page
+# of XRANGE on a loaded machine): a false timeout costs the commands on that one socket.
+# Recovery does not wait for it: the stall probe (`events.store.connection`) frees stuck
+# connections within a probe of Redis answering again.
 READER_SOCKET_TIMEOUT = BLOCK_MS / 1000 + 5
-COMMAND_SOCKET_TIMEOUT = 5.0
-CONNECT_TIMEOUT = 2.0
+COMMAND_SOCKET_TIMEOUT = 2.0
+CONNECT_TIMEOUT = 1.0
 # Pooled connections for reads (appends go down one pipelined connection, live events down
 # the readers'). A burst waits for a free one -- up to POOL_WAIT seconds -- instead of failing
 # at once: redis-py's default pool raises "Too many connections" past 100, which answered a
 # busy moment with 503s. 64 connections keep Redis busy; more only queue inside Redis.
 # `?max_connections=N` in REDIS_URL overrides the size.
 POOL_SIZE = 64
-POOL_WAIT = COMMAND_SOCKET_TIMEOUT
+POOL_WAIT = 5.0
 
 
 def _no_retry() -> Retry:
@@ -74,17 +79,26 @@ def open_redis_store(
         socket_timeout=COMMAND_SOCKET_TIMEOUT,
         socket_connect_timeout=CONNECT_TIMEOUT,
         retry=_no_retry(),
+        connection_class=TrackedConnection,
     )
     client: Redis = Redis.from_pool(pool)
 
-    def one_connection(socket_timeout: float) -> Redis:
+    def one_connection(socket_timeout: float, connect_timeout: float = CONNECT_TIMEOUT) -> Redis:
         return Redis.from_url(
             url,
             socket_timeout=socket_timeout,
-            socket_connect_timeout=CONNECT_TIMEOUT,
+            socket_connect_timeout=connect_timeout,
             retry=_no_retry(),
             single_connection_client=True,
         )
+
+    async def probe() -> None:
+        # A fresh socket each time: a stalled one would say nothing about Redis.
+        fresh = one_connection(PROBE_TIMEOUT, PROBE_TIMEOUT)
+        try:
+            await fresh.ping()
+        finally:
+            await fresh.aclose()
 
     async def connect_reader(_key: str) -> Redis:
         return one_connection(reader_timeout)
@@ -99,6 +113,8 @@ def open_redis_store(
         queue_size=queue_size,
         connect_pipe=connect_pipe,
         pipe_timeout=COMMAND_SOCKET_TIMEOUT,
+        probe=probe,
+        pool_resets=(pool_reset(pool),),
     )
 
 

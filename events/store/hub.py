@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
@@ -98,6 +99,7 @@ class _Group:
         self.reader: Redis | None = None
         self.control: Redis | None = None
         self.reader_id: int | None = None
+        self.opened_at = 0.0  # when the reader began to open its connection (monotonic)
         self.in_flight = False
         self.changed = False
         self.waking = False
@@ -182,6 +184,27 @@ class Hub:
             await self._drop_connections(group)
         self._groups.clear()
 
+    async def drop_stalled(self, before: float, busy: bool) -> int:
+        """Restart the readers whose connection was opened before `before` (with `busy`: the
+        store's stall probe has just seen Redis answer a fresh socket). A blocked XREAD may
+        be healthy or stuck for good on a dead socket, and cannot be told apart; a restart
+        costs a reconnect and resumes from the positions held, so nothing is lost."""
+        if not busy or self._closed:
+            return 0
+        dropped = 0
+        for group in self._groups.values():
+            task = group.task
+            if task is None or task.done() or group.opened_at >= before or not group.positions:
+                continue
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            await self._drop_connections(group)
+            group.in_flight = False
+            group.task = asyncio.create_task(self._run(group, next(iter(group.positions))))
+            dropped += 1
+        return dropped
+
     async def _wake(self, group: _Group, key: str) -> None:
         """Interrupt the reader's blocking XREAD so it picks up a new stream."""
         try:
@@ -203,6 +226,7 @@ class Hub:
             try:
                 if group.reader is None:
                     sample = next(iter(group.positions), first_key)
+                    group.opened_at = time.monotonic()
                     group.reader = await self._connect(sample)
                     group.reader.set_response_callback("XREAD", raw)
                     cid = await group.reader.execute_command("CLIENT ID")  # type: ignore[no-untyped-call]

@@ -21,8 +21,7 @@ from typing import Any, Protocol, TypeVar
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from events.store.base import StoreUnavailable
-from events.store.redis_store import UNAVAILABLE_ERRORS
+from events.store.connection import Health
 
 PREFIX = "svara:kv:"
 T = TypeVar("T")
@@ -92,10 +91,12 @@ class KeyValue(Protocol):
 
 class RedisKeyValue:
     """`KeyValue` on a redis-py asyncio client (plain, cluster or fakeredis). An unreachable
-    Redis raises `StoreUnavailable`, as the event store does."""
+    Redis raises `StoreUnavailable`, a full one `StoreFull`, as the event store does (with
+    its `health`, the same episodes: a stall seen here probes and frees the shared pool)."""
 
-    def __init__(self, client: Redis | RedisCluster) -> None:
+    def __init__(self, client: Redis | RedisCluster, health: Health | None = None) -> None:
         self._client: Any = client  # owned by the event store, which closes it
+        self._health = health if health is not None else Health()
         # redis-py's RedisCluster fails commands sent concurrently before it has read the
         # slot map (AttributeError inside the client); its own initialize() is locked.
         self._ready = not isinstance(client, RedisCluster)
@@ -104,13 +105,11 @@ class RedisKeyValue:
         self._add_member = client.register_script(_ADD_MEMBER)
 
     async def _op(self, op: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        try:
+        with self._health.errors():
             if not self._ready:
                 await self._client.initialize()
                 self._ready = True
             return await op(*args, **kwargs)
-        except UNAVAILABLE_ERRORS as exc:
-            raise StoreUnavailable(f"key-value store unreachable: {exc}") from exc
 
     async def claim(self, key: str, ttl: float, value: bytes = b"1") -> bool:
         done = await self._op(self._client.set, PREFIX + key, value, nx=True, px=_millis(ttl))
@@ -179,4 +178,4 @@ def key_value_of(store: object) -> KeyValue:
     client = getattr(store, "client", None)
     if client is None:
         raise TypeError(f"{type(store).__name__} has no Redis client to share")
-    return RedisKeyValue(client)
+    return RedisKeyValue(client, getattr(store, "health", None))

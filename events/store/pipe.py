@@ -7,7 +7,9 @@ event-loop turn goes out in one write, and one reader task takes the replies in 
 
 The failure model is the store's: if the connection breaks or a reply does not come within
 `timeout`, every command in flight fails with StoreUnavailable (its outcome is unknown, and a
-retry with the same action_id is safe); the next command opens a new connection.
+retry with the same action_id is safe); the next command opens a new connection. A timeout
+calls `on_stall` (the store's stall probe, `events.store.connection`), which may then drop a
+connection or an opening that is stuck (`drop_stalled`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -45,9 +48,16 @@ def pack_args(args: Sequence[bytes | str | int]) -> bytes:
 
 
 class Pipe:
-    def __init__(self, connect: Callable[[], Awaitable[Redis]], *, timeout: float) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Redis]],
+        *,
+        timeout: float,
+        on_stall: Callable[[], None] | None = None,
+    ) -> None:
         self._connect = connect
         self._timeout = timeout
+        self._on_stall = on_stall
         self._client: Redis | None = None
         self._conn: Any = None
         self._out: list[bytes] = []  # packed, not written yet
@@ -56,6 +66,8 @@ class Pipe:
         self._scheduled = False
         self._reader: asyncio.Task[None] | None = None
         self._opening: asyncio.Task[None] | None = None
+        self._opening_since = 0.0
+        self._progress_at = 0.0  # the last reply, or the write that started the wait for one
         self._closed = False
         self._replies = 0  # replies read so far (the watchdog's measure of progress)
         self._seen = 0
@@ -82,7 +94,7 @@ class Pipe:
         writer = getattr(conn, "_writer", None)
         if conn is None or writer is None or writer.is_closing():
             if self._opening is None:
-                self._opening = asyncio.create_task(self._open())
+                self._start_opening()
             return
         data = b"".join(self._out)
         count = len(self._out)
@@ -93,6 +105,8 @@ class Pipe:
             self._inflight += count
             self._broken(exc)
             return
+        if not self._inflight:
+            self._progress_at = time.monotonic()
         self._inflight += count
         if self._reader is None:
             self._reader = asyncio.create_task(self._read(conn))
@@ -108,20 +122,35 @@ class Pipe:
             return
         if self._replies == self._seen:
             self._broken(TimeoutError(f"no reply within {self._timeout} s"))
+            if self._on_stall is not None:
+                self._on_stall()
             return
         self._seen = self._replies
         self._watchdog = asyncio.get_running_loop().call_later(self._timeout, self._watch)
 
+    def _start_opening(self) -> None:
+        self._opening_since = time.monotonic()
+        self._opening = asyncio.create_task(self._open())
+
     async def _open(self) -> None:
+        client: Redis | None = None
         try:
             client = await self._connect()
             await client.execute_command("PING")  # type: ignore[no-untyped-call]
             conn = client.connection
             if conn is None or getattr(conn, "_writer", None) is None:
                 raise StoreUnavailable("the pipelined connection has no writer")
+        except asyncio.CancelledError:  # dropped as stalled (`drop_stalled`)
+            if client is not None:
+                _close_soon(client)
+            raise
         except Exception as exc:
             self._opening = None
             self._broken(exc)
+            if client is not None:
+                _close_soon(client)
+            if self._on_stall is not None and isinstance(exc, rexc.TimeoutError | TimeoutError):
+                self._on_stall()
             return
         self._client, self._conn = client, conn
         self._opening = None
@@ -138,6 +167,7 @@ class Pipe:
                     reply = exc
                 self._replies += 1
                 self._inflight -= 1
+                self._progress_at = time.monotonic()
                 future = self._waiting.popleft()
                 if not future.done():
                     if isinstance(reply, rexc.ResponseError):
@@ -167,8 +197,32 @@ class Pipe:
             self._watchdog.cancel()
             self._watchdog = None
         if client is not None:
-            task = asyncio.ensure_future(_quietly_close(client))
-            task.add_done_callback(lambda t: None)
+            _close_soon(client)
+
+    async def drop_stalled(self, before: float, busy: bool) -> int:
+        """Drop the connection if it is idle, or (with `busy`) waiting since before `before`
+        for a reply; restart an opening begun before `before` (what it holds was never
+        written, so it goes down the new connection). How many it dropped (0 or 1)."""
+        dropped = 0
+        if self._conn is not None and not self._inflight and not self._out:
+            client, self._client, self._conn = self._client, None, None
+            if self._reader is not None:
+                self._reader.cancel()
+                self._reader = None
+            if client is not None:
+                _close_soon(client)
+            dropped = 1
+        elif busy and self._inflight and self._progress_at < before:
+            self._broken(TimeoutError("no reply while a fresh connection got one"))
+            dropped = 1
+        opening = self._opening
+        if busy and opening is not None and self._opening_since < before:
+            opening.cancel()
+            self._opening = None
+            if self._out:
+                self._start_opening()
+            dropped += 1
+        return dropped
 
     async def close(self) -> None:
         self._closed = True
@@ -180,6 +234,11 @@ class Pipe:
         client, self._client, self._conn = self._client, None, None
         if client is not None:
             await _quietly_close(client)
+
+
+def _close_soon(client: Redis) -> None:
+    task = asyncio.ensure_future(_quietly_close(client))
+    task.add_done_callback(lambda t: None)
 
 
 async def _quietly_close(client: Redis) -> None:

@@ -22,7 +22,7 @@ import asyncio
 import contextlib
 import hashlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
 from importlib.resources import files
 from typing import Any, TypeVar
 
@@ -36,9 +36,19 @@ from events.store.base import (
     IndexOp,
     Snapshot,
     StoredEvent,
+    StoreFull,
     StoreUnavailable,
 )
 from events.store.chain import V1, ZERO_HASH, at_text, chain, find_break
+from events.store.connection import (
+    CLUSTER_RACE,
+    TIMEOUT_ERRORS,
+    UNAVAILABLE_ERRORS,
+    Health,
+    Probe,
+    Reset,
+    reset_under_us,
+)
 from events.store.entries import datas_of, raw, to_event, to_events, version_of
 from events.store.follow import Follow
 from events.store.gcpause import gc_paused
@@ -69,26 +79,7 @@ _HEAD_CACHE_LIMIT = 50_000
 CLUSTER_SETTLE = 0.1  # seconds between tries on a Cluster whose connection dropped
 _UNKNOWN_HASH = "?"  # never equals a stored hash: makes the function answer `rehash`
 
-# What redis-py raises when Redis cannot be reached (the key-value store uses it too).
-UNAVAILABLE_ERRORS = (
-    rexc.ConnectionError,
-    rexc.TimeoutError,
-    rexc.ClusterDownError,
-    rexc.TryAgainError,
-    rexc.MasterDownError,
-    OSError,
-)
-
 T = TypeVar("T")
-
-
-@contextlib.contextmanager
-def unavailable_as_typed() -> Iterator[None]:
-    """Map every "Redis cannot be reached" failure to StoreUnavailable (HTTP 503)."""
-    try:
-        yield
-    except UNAVAILABLE_ERRORS as exc:
-        raise StoreUnavailable(f"event store unreachable: {exc}") from exc
 
 
 def _score(value: float | None) -> str:
@@ -103,20 +94,6 @@ def _score(value: float | None) -> str:
 
 def _glob_escape(text: str) -> str:
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
-
-
-def _reset_under_us(exc: Exception) -> rexc.ConnectionError:
-    """redis-py 8.1's cluster client, when a connection error makes it reset a node's pool
-    (a failover closes the old primary's connections), can hand another command a connection
-    it is closing at that moment: the command fails with AttributeError (`'NoneType' object
-    has no attribute 'writelines'`) or RuntimeError (uvloop: `the handler is closed`) instead
-    of a ConnectionError. On a Cluster both are taken for what they are, a dropped
-    connection, and retried like one (tests/deploy/test_cluster_e2e.py met them about one
-    run in five)."""
-    return rexc.ConnectionError(f"connection reset under the command: {exc!r}")
-
-
-_CLUSTER_RACE = (AttributeError, RuntimeError)
 
 
 def _discard(pending: asyncio.Future[Any]) -> None:
@@ -145,6 +122,8 @@ class RedisEventStore:
         cluster: bool = False,
         max_commands: int | None = None,
         command_wait: float = 5.0,
+        probe: Probe | None = None,
+        pool_resets: tuple[Reset, ...] = (),
     ) -> None:
         self._client = client
         # Index shards: slot -> shard tag on a Cluster; one shard (slot None) elsewhere.
@@ -159,11 +138,18 @@ class RedisEventStore:
         self._command_wait = command_wait
         # Function calls (appends, snapshots) over one pipelined connection when given one
         # (a single server); otherwise through the client's pool (cluster, embedded).
-        self._pipe = Pipe(connect_pipe, timeout=pipe_timeout) if connect_pipe else None
+        self._pipe = (
+            Pipe(connect_pipe, timeout=pipe_timeout, on_stall=lambda: self.health.timed_out())
+            if connect_pipe else None
+        )
         self._prefixes: dict[tuple[str, ...], bytes] = {}  # "FCALL name n keys..." packed
         client.set_response_callback("XRANGE", raw)
         client.set_response_callback("XREVRANGE", raw)
         self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size)
+        # Full and stalled Redis (`events.store.connection`); with a `probe`, a stall drops
+        # the stuck connections of the pool, the pipe and the live readers.
+        pipe_reset = (self._pipe.drop_stalled,) if self._pipe is not None else ()
+        self.health = Health(probe, (*pool_resets, *pipe_reset, self._hub.drop_stalled))
         self._heads: dict[str, tuple[int, str]] = {}
         self._loaded = False
         self._on_close = on_close
@@ -219,7 +205,7 @@ class RedisEventStore:
                 # reads the slot map again and one more try reaches the new primary. Safe with
                 # an action_id (a first attempt that landed answers `duplicate`); not after a
                 # timeout (a second wait would only double it). One server: the caller retries.
-                if (not self._cluster or action_id is None
+                if (not self._cluster or action_id is None or isinstance(exc, StoreFull)
                         or isinstance(exc.__cause__, TimeoutError | rexc.TimeoutError)):
                     raise
                 await asyncio.sleep(CLUSTER_SETTLE)
@@ -324,7 +310,7 @@ class RedisEventStore:
                 pipe = self._client.pipeline(transaction=False)
                 for tag, members in by_shard.items():
                     pipe.hmget(index_keys(tag, index)[1], members)
-                with unavailable_as_typed():
+                with self.health.errors():
                     got = await pipe.execute()
             for members, vals in zip(by_shard.values(), got, strict=True):
                 values.update(zip(members, vals, strict=True))
@@ -339,26 +325,26 @@ class RedisEventStore:
             for tag in self._shards.values():
                 query(pipe, tag)
             try:
-                with unavailable_as_typed():
+                with self.health.errors():
                     return list(await pipe.execute())
             except StoreUnavailable:
                 pass
             pipe = self._client.pipeline(transaction=False)  # reads: retried once
             for tag in self._shards.values():
                 query(pipe, tag)
-            with unavailable_as_typed():
+            with self.health.errors():
                 return list(await pipe.execute())
 
     async def mark(self, index: str, member: str, score: float) -> None:
         key = marks_key(index)
         async with self._connection_slot():
-            with unavailable_as_typed():
+            with self.health.errors():
                 await self._client.zadd(key, {member: _score(score)})
 
     async def unmark(self, index: str, member: str) -> None:
         key = marks_key(index)
         async with self._connection_slot():
-            with unavailable_as_typed():
+            with self.health.errors():
                 await self._client.zrem(key, member)
 
     async def marked(
@@ -372,7 +358,7 @@ class RedisEventStore:
     async def stream_names(self, prefix: str) -> AsyncIterator[str]:
         pattern = "svara:{" + _glob_escape(prefix) + "*}:events"
         async with self._connection_slot():
-            with unavailable_as_typed():
+            with self.health.errors():
                 async for key in self._client.scan_iter(match=pattern, count=1000):
                     yield stream_of(key.decode() if isinstance(key, bytes) else key)
 
@@ -548,12 +534,13 @@ class RedisEventStore:
     async def ping(self) -> bool:
         try:
             async with self._connection_slot():
-                with unavailable_as_typed():
+                with self.health.errors():
                     return bool(await self._client.ping())
         except StoreUnavailable:
             return False
 
     async def close(self) -> None:
+        await self.health.close()
         await self._hub.close()
         if self._pipe is not None:
             await self._pipe.close()
@@ -573,7 +560,7 @@ class RedisEventStore:
         """Load the function library (REPLACE: the same code under the same name is harmless;
         on a cluster redis-py sends it to every primary)."""
         async with self._connection_slot():
-            with unavailable_as_typed():
+            with self.health.errors():
                 await self._client.function_load(LIBRARY_CODE, replace=True)
         self._loaded = True
 
@@ -590,15 +577,21 @@ class RedisEventStore:
                             self._prefixes.clear()
                         self._prefixes[(name, *keys)] = prefix
                     count = 3 + len(keys) + len(args)
-                    return await self._pipe.call(b"*%d\r\n%b%b" % (count, prefix, pack_args(args)))
-                client = self._client
-                async with self._connection_slot():
-                    if isinstance(client, RedisCluster):
-                        return await self._cluster_fcall(client, name, keys, args)
-                    return await client.fcall(name, len(keys), *keys, *args)
-            except UNAVAILABLE_ERRORS as exc:  # unavailable_as_typed(), inline: the hot path (and
+                    packed = b"*%d\r\n%b%b" % (count, prefix, pack_args(args))
+                    reply = await self._pipe.call(packed)
+                else:
+                    async with self._connection_slot():
+                        if isinstance(self._client, RedisCluster):
+                            reply = await self._cluster_fcall(self._client, name, keys, args)
+                        else:
+                            reply = await self._client.fcall(name, len(keys), *keys, *args)
+                self.health.wrote()  # Redis ran it: it is not refusing writes
+                return reply
+            except UNAVAILABLE_ERRORS as exc:  # health.errors(), inline: the hot path (and
                 # first: some of these are ResponseErrors too)
-                raise StoreUnavailable(f"event store unreachable: {exc}") from exc
+                raise self.health.error(exc) from exc
+            except rexc.OutOfMemoryError as exc:  # refused before it ran: nothing written
+                raise self.health.refused_full(exc) from exc
             except rexc.ResponseError as exc:
                 # FUNCTION FLUSH, a restart without persistence, a new cluster node: reload once.
                 if attempt == 1 and "function not found" in str(exc).lower():
@@ -623,8 +616,8 @@ class RedisEventStore:
         try:
             return await client.execute_command("FCALL", name, len(keys), *keys, *args,
                                                 target_nodes=node)
-        except _CLUSTER_RACE as exc:
-            raise _reset_under_us(exc) from exc
+        except CLUSTER_RACE as exc:
+            raise reset_under_us(exc) from exc
 
     async def _read_op(self, op: Callable[..., Awaitable[T]], *args: Any) -> T:
         """Reads are idempotent: retry once on a dropped connection, then StoreUnavailable.
@@ -639,20 +632,23 @@ class RedisEventStore:
         for _ in range(2 if self._cluster else 1):
             try:
                 return await op(*args)
-            except UNAVAILABLE_ERRORS:
-                pass
-            except _CLUSTER_RACE:
+            except UNAVAILABLE_ERRORS as exc:
+                # One server: not after a timeout (a second wait would only double it; the
+                # stall probe frees the stuck connections).
+                if not self._cluster and isinstance(exc, TIMEOUT_ERRORS):
+                    raise self.health.error(exc) from exc
+            except CLUSTER_RACE:
                 if not self._cluster:
                     raise
             if self._cluster:
                 await asyncio.sleep(CLUSTER_SETTLE)
-        with unavailable_as_typed():
+        with self.health.errors():
             try:
                 return await op(*args)
-            except _CLUSTER_RACE as exc:
+            except CLUSTER_RACE as exc:
                 if not self._cluster:
                     raise
-                raise _reset_under_us(exc) from exc
+                raise reset_under_us(exc) from exc
 
     @contextlib.asynccontextmanager
     async def _connection_slot(self) -> AsyncIterator[None]:

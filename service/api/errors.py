@@ -14,9 +14,10 @@ from typing import Any
 import msgspec
 from aiohttp import web
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError as RedisOutOfMemoryError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from events.store.base import StoreUnavailable
+from events.store.base import StoreFull, StoreUnavailable
 from service import metrics
 from service.api.auth import AuthError
 from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
@@ -67,9 +68,11 @@ def classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None:
 
     Every 503 (the store unreachable, busy past its wait, a stream too contended) is logged
     here with its cause, the one place every HTTP and WebSocket refusal passes through, so an
-    operator sees why it happened rather than only a count of 503s."""
+    operator sees why it happened rather than only a count of 503s -- except `store_full`,
+    which the store logs once per episode (it lasts until someone frees memory, and a line
+    per refused request would flood the log meanwhile)."""
     known = _classify(exc)
-    if known is not None and known[0] == 503:
+    if known is not None and known[0] == 503 and known[1] != "store_full":
         log.warning("answering 503 %s: %s", known[1], why(exc))
     return known
 
@@ -93,6 +96,8 @@ def _classify(exc: BaseException) -> tuple[int, str, str, dict[str, Any]] | None
         return 401, exc.code, exc.message, {}
     if isinstance(exc, GameError):
         return game_error_status(exc.code), exc.code, exc.message, {}
+    if isinstance(exc, StoreFull | RedisOutOfMemoryError):
+        return 503, "store_full", "the table store is full and refuses writes; try later", {}
     if isinstance(exc, StoreUnavailable | RedisConnectionError | RedisTimeoutError):
         return 503, "store_unavailable", "the table store is unreachable; try again shortly", {}
     if isinstance(exc, msgspec.ValidationError):

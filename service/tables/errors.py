@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from events.store.base import StoreUnavailable
+from events.store.base import StoreFull, StoreUnavailable
 from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
 
@@ -58,6 +58,8 @@ def as_service_error(error: BaseException) -> ServiceError:
     manager: `except TRANSLATED as e: raise as_service_error(e) from e`)."""
     if isinstance(error, GameError):
         return from_game_error(error)
+    if isinstance(error, StoreFull):  # not "try again shortly": someone must free memory
+        return ServiceError(503, "store_full", "the store is full and refuses writes; try later")
     # The cause (unreachable, or busy past the wait for a connection) stays chained for the
     # API's 503 log line (`service.api.errors.classify`).
     return ServiceError(503, "store_unavailable", "the store is unreachable or busy; try again")
