@@ -41,6 +41,10 @@ class Leave(Command, frozen=True, kw_only=True):
 
     user_id: int
     transfer_id: str
+    # Set when standing up to buy in again with this many chips at the same seat: the
+    # stand-up is refused unless that rebuy is allowed (`legal.verify_rebuy`), so a rebuy the
+    # rules refuse never costs the player their seat.
+    rebuy: int | None = None
 
 
 class PlaceBlind(Command, frozen=True, kw_only=True):
@@ -143,6 +147,8 @@ def check_numbers(command: TableCommand) -> None:
         _whole(command.buy_in, "invalid_amount", "the buy-in must be a whole number of chips")
         if command.seat is not None:
             _whole(command.seat, "invalid_seat", "a seat is a whole number")
+    elif isinstance(command, Leave) and command.rebuy is not None:
+        _whole(command.rebuy, "invalid_amount", "the buy-in must be a whole number of chips")
 
 
 def _whole(value: object, code: str, message: str) -> None:

@@ -9,7 +9,7 @@ seat_taken, table_full, invalid_seat, buy_in_out_of_range, invalid_amount, no_ha
 wrong_phase, not_your_turn, not_in_hand, already_looked, cannot_blind_after_look,
 amount_too_small, amount_too_large, raise_limit, cannot_call_blind, no_check, not_eligible,
 already_answered, insufficient_chips, not_sat_out, not_due, invalid_seed, invalid_client_seed,
-unknown_command, table_closed.
+unknown_command, table_closed, not_busted, hand_in_progress.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = ["decide", "evolve", "fold", "step"]
 # Commands carrying numbers (or a client seed) from outside: checked by `cmd.check_numbers`
 # before dispatch.
 _NUMBERED: frozenset[type] = frozenset(
-    {cmd.PlaceBlind, cmd.Raise, cmd.SitDown, cmd.SetClientSeed}
+    {cmd.PlaceBlind, cmd.Raise, cmd.SitDown, cmd.SetClientSeed, cmd.Leave}
 )
 
 _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {

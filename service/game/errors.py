@@ -23,5 +23,13 @@ class GameError(Exception):
 # action (HTTP 422) unless listed in CONFLICT_CODES (HTTP 409).
 FORBIDDEN_CODES = frozenset({"not_seated", "not_your_turn"})
 CONFLICT_CODES = frozenset(
-    {"table_exists", "already_seated", "seat_taken", "table_full", "table_closed"}
+    {
+        "table_exists",
+        "already_seated",
+        "seat_taken",
+        "table_full",
+        "table_closed",
+        "not_busted",
+        "hand_in_progress",
+    }
 )

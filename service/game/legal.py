@@ -186,6 +186,62 @@ def verify_sit_in(state: TableState, user_id: int) -> Seat:
     return s
 
 
+def _check_buy_in(state: TableState, buy_in: int) -> None:
+    low, high = state.settings.buy_in_range
+    if not low <= buy_in <= high:
+        raise GameError("buy_in_out_of_range", f"the buy-in must be between {low} and {high}")
+
+
+def verify_sit_down(state: TableState, user_id: int, buy_in: int, seat: int | None) -> int:
+    """The seat `user_id` would take with `buy_in` chips (`seat`, or the lowest free one).
+    Checked in this order: the table open, not seated yet, a free seat, the buy-in's range
+    (the service asks this before it reserves chips, so a refusal writes nothing)."""
+    if state.closed:
+        raise GameError("table_closed", "this table is closed; pick or create another")
+    if state.seat_of(user_id) is not None:
+        raise GameError("already_seated", "you already have a seat at this table")
+    free = [i for i, s in enumerate(state.seats) if s is None]
+    if seat is not None and not 0 <= seat < state.settings.max_seats:
+        raise GameError("invalid_seat", f"seats are numbered 0 to {state.settings.max_seats - 1}")
+    if not free:
+        raise GameError("table_full", "every seat is taken")
+    if seat is not None and state.seats[seat] is not None:
+        raise GameError("seat_taken", f"seat {seat} is taken")
+    _check_buy_in(state, buy_in)
+    return free[0] if seat is None else seat
+
+
+def can_sit_down(state: TableState, user_id: int, buy_in: int, seat: int | None = None) -> bool:
+    try:
+        verify_sit_down(state, user_id, buy_in, seat)
+    except GameError:
+        return False
+    return True
+
+
+def verify_rebuy(state: TableState, user_id: int, buy_in: int) -> Seat:
+    """Whether `user_id` may stand up and buy in again with `buy_in` chips at the same seat:
+    seated, busted (below one ante), out of the hand, and the new buy-in within the table's
+    range. The whole rebuy is checked before its first step, so a refused one changes
+    nothing: the stand-up step runs this (`seating.leave` with `rebuy`)."""
+    s = seated(state, user_id)
+    if s.stack >= state.settings.ante:
+        raise GameError("not_busted", "you still have chips at this table")
+    hand = state.hand
+    if hand is not None and hand.phase != "settled" and _in_hand(hand, s) is not None:
+        raise GameError("hand_in_progress", "you are still in this hand")
+    _check_buy_in(state, buy_in)
+    return s
+
+
+def can_rebuy(state: TableState, user_id: int, buy_in: int) -> bool:
+    try:
+        verify_rebuy(state, user_id, buy_in)
+    except GameError:
+        return False
+    return True
+
+
 def legal_actions(state: TableState, user_id: int) -> list[LegalAction]:
     """Exactly the actions `decide` would accept from `user_id` now, with their bounds."""
     for s in state.seats:

@@ -9,6 +9,9 @@ Choices where the rules are silent (docs/RULES.md "Where the rules leave a choic
   and the pause after the last hand is over; otherwise the next Tick starts it.
 - A closed table (`table_closed`, after a day with nobody seated) refuses seats:
   `table_closed`.
+- A rebuy stands the player up with `Leave(rebuy=<the new buy-in>)`, and that stand-up is
+  refused unless the whole rebuy is allowed (`legal.verify_rebuy`): a refused rebuy leaves the
+  player seated, as they were.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from service.game import commands as cmd
 from service.game import flow
 from service.game.deck import SEED_BYTES, commitment
 from service.game.errors import GameError
-from service.game.legal import seated, verify_sit_in
+from service.game.legal import seated, verify_rebuy, verify_sit_down, verify_sit_in
 from service.game.settings import validated
 from service.game.state import TableState
 from service.game.tx import Tx
@@ -52,30 +55,8 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
 
 
 def sit_down(tx: Tx, c: cmd.SitDown) -> None:
-    state = tx.state
     # (buy_in and seat are whole numbers: `cmd.check_numbers` ran before this handler)
-    if state.closed:
-        raise GameError("table_closed", "this table is closed; pick or create another")
-    if state.seat_of(c.user_id) is not None:
-        raise GameError("already_seated", "you already have a seat at this table")
-    free = [i for i, s in enumerate(state.seats) if s is None]
-    if c.seat is None:
-        if not free:
-            raise GameError("table_full", "every seat is taken")
-        number = free[0]
-    else:
-        if not 0 <= c.seat < state.settings.max_seats:
-            raise GameError(
-                "invalid_seat", f"seats are numbered 0 to {state.settings.max_seats - 1}"
-            )
-        if not free:
-            raise GameError("table_full", "every seat is taken")
-        if state.seats[c.seat] is not None:
-            raise GameError("seat_taken", f"seat {c.seat} is taken")
-        number = c.seat
-    low, high = state.settings.buy_in_range
-    if not low <= c.buy_in <= high:
-        raise GameError("buy_in_out_of_range", f"the buy-in must be between {low} and {high}")
+    number = verify_sit_down(tx.state, c.user_id, c.buy_in, c.seat)
     name = c.name.strip()[:64] or f"player {c.user_id}"
     tx.emit(
         ev.PlayerSeated(
@@ -86,7 +67,10 @@ def sit_down(tx: Tx, c: cmd.SitDown) -> None:
 
 
 def leave(tx: Tx, c: cmd.Leave) -> None:
-    s = seated(tx.state, c.user_id)
+    if c.rebuy is not None:  # the first step of a rebuy: the whole rebuy is checked here
+        s = verify_rebuy(tx.state, c.user_id, c.rebuy)
+    else:
+        s = seated(tx.state, c.user_id)
     hand = tx.state.hand
     if hand is not None and hand.active:
         p = hand.player(s.seat)

@@ -26,7 +26,7 @@ from events.table import TableEvent
 from events.wallet import decode_wallet_event
 from service import metrics
 from service.game.commands import CreateTable, SetClientSeed, command_for_action
-from service.game.errors import GameError
+from service.game.legal import verify_rebuy, verify_sit_down
 from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
@@ -471,63 +471,33 @@ class TableService:
                 raise bad_request("buy_in must be a positive whole number of chips")
             loaded = await self._existing(table_id)
             assert loaded.state is not None
-            # What the table's state already decides is checked before the wallet is touched,
-            # so these refusals write nothing anywhere; a table that fills up between here and
-            # the SitDown still refuses it, and the reservation is released (transfers.seat).
-            state = loaded.state
-            if state.closed:
-                raise ServiceError(409, "table_closed", "this table is closed; pick another")
-            if state.seat_of(user.id) is not None:
-                raise ServiceError(409, "already_seated", "you already have a seat at this table")
-            if all(s is not None for s in state.seats):
-                raise ServiceError(409, "table_full", "every seat is taken")
-            low, high = state.settings.buy_in_range
-            if not low <= buy_in <= high:
-                raise ServiceError(
-                    422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
-                )
+            # The seat rules are asked before the wallet is touched, so these refusals write
+            # nothing anywhere; a table that fills up between here and the SitDown still
+            # refuses it, and the reservation is released (transfers.seat).
+            verify_sit_down(loaded.state, user.id, buy_in, None)
             await self.bank.open(user.id)
             await self.transfers.buy_in(user, table_id, buy_in)
             return await self.view(user, table_id)
 
     async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
         """Buy in again at the same seat after losing the stack (below one ante): what is left
-        goes back to the wallet and a new buy-in comes from it, in one request. Refused while
-        the player is still in a hand, or still has chips to play with."""
+        goes back to the wallet and the new buy-in comes from it, in one request. Refused while
+        the player is still in a hand, or still has chips to play with; a refused rebuy
+        changes nothing (`Transfers.rebuy`)."""
         async with service_errors():
             if not _is_int(buy_in) or buy_in <= 0:
                 raise bad_request("buy_in must be a positive whole number of chips")
             loaded = await self._existing(table_id)
-            state = loaded.state
-            assert state is not None
-            seat = state.seat_by_user(user.id)
-            if seat is None:
-                raise ServiceError(403, "not_seated", "you have no seat at this table")
-            if seat.stack >= state.settings.ante:
-                raise ServiceError(409, "not_busted", "you still have chips at this table")
-            hand = state.hand
-            player = hand.player(seat.seat) if hand is not None else None
-            if hand is not None and hand.phase != "settled" and player is not None and (
-                player.user_id == user.id and not player.folded
-            ):
-                raise ServiceError(409, "hand_in_progress", "you are still in this hand")
-            low, high = state.settings.buy_in_range
-            if not low <= buy_in <= high:
-                raise ServiceError(
-                    422, "buy_in_out_of_range", f"the buy-in must be between {low} and {high}"
-                )
+            assert loaded.state is not None
+            # Asked here first for a quick answer; the stand-up asks the same rules again,
+            # atomically with itself (so a refusal there changes nothing either).
+            seat = verify_rebuy(loaded.state, user.id, buy_in)
             purse = (await self.bank.open(user.id)).balance + seat.stack
             if buy_in > purse:
                 raise ServiceError(
                     422, "insufficient_funds", f"the buy-in is {buy_in} chips; you have {purse}"
                 )
-            await self.transfers.cash_out(user, table_id)
-            try:
-                await self.transfers.buy_in(user, table_id, buy_in, seat=seat.seat)
-            except GameError as error:
-                if error.code != "seat_taken":
-                    raise
-                await self.transfers.buy_in(user, table_id, buy_in)  # taken meanwhile
+            await self.transfers.rebuy(user, table_id, buy_in, seat=seat.seat)
             return await self.view(user, table_id)
 
     async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:

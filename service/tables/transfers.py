@@ -197,12 +197,19 @@ class Transfers:
         )
         return transfer_id
 
-    async def leave(self, user_id: int, table_id: str, transfer_id: str) -> Outcome:
-        """Step two: stand up at the table, then credit the stack (cancel if refused)."""
+    async def leave(
+        self, user_id: int, table_id: str, transfer_id: str, *, rebuy: int | None = None
+    ) -> Outcome:
+        """Step two: stand up at the table, then credit the stack (cancel if refused). With
+        `rebuy`, the table refuses the stand-up unless that rebuy is allowed."""
 
         def command() -> Leave:
             return Leave(
-                user_id=user_id, transfer_id=transfer_id, now=self.clock(), seed=self.seeds()
+                user_id=user_id,
+                transfer_id=transfer_id,
+                rebuy=rebuy,
+                now=self.clock(),
+                seed=self.seeds(),
             )
 
         try:
@@ -248,9 +255,40 @@ class Transfers:
         )
         await self._unmark(user_id, transfer_id)
 
-    async def cash_out(self, user: User, table_id: str) -> Outcome:
+    async def cash_out(self, user: User, table_id: str, *, rebuy: int | None = None) -> Outcome:
         transfer_id = await self.request_leave(user, table_id)
-        return await self.leave(user.id, table_id, transfer_id)
+        return await self.leave(user.id, table_id, transfer_id, rebuy=rebuy)
+
+    # -- rebuy --------------------------------------------------------------------------------
+
+    async def rebuy(self, user: User, table_id: str, amount: int, *, seat: int) -> Outcome:
+        """Stand up and buy in again with `amount` at `seat`, in the order in which a refusal
+        changes nothing: the chips are reserved first, then the stand-up, which the table
+        refuses unless the whole rebuy is allowed (`Leave.rebuy`; the reservation is then
+        released), then the seat. Only when the wallet needs the chips left at the table to
+        cover `amount` do they come back first (the caller checked that both together do).
+        A seat taken by someone else in between moves the player to the lowest free one."""
+        try:
+            transfer_id: str | None = await self.reserve(user, table_id, amount)
+        except GameError as error:
+            if error.code != "insufficient_funds":
+                raise
+            transfer_id = None
+        try:
+            await self.cash_out(user, table_id, rebuy=amount)
+        except Exception as error:
+            if transfer_id is not None and _refused(error):
+                await self.bank.update(user.id, _releasing(transfer_id, _code(error)))
+                await self._unmark(user.id, transfer_id)
+            raise
+        if transfer_id is None:
+            transfer_id = await self.reserve(user, table_id, amount)
+        try:
+            return await self.seat(user, table_id, transfer_id, seat=seat)
+        except GameError as error:
+            if error.code != "seat_taken":  # refused: `seat` released the reservation
+                raise
+        return await self.buy_in(user, table_id, amount)
 
     # -- the reconciler -----------------------------------------------------------------------
 

@@ -27,7 +27,8 @@ async def test_history_rebuy_listing_and_topup_over_http(server: Server) -> None
         ana, boris, cleo = (Player(session, server.url, uid, TOKEN, name)
                             for uid, name in zip(user_ids(3), ("Ana", "Boris", "Cleo"),
                                                  strict=True))
-        table = await new_table(ana, [ana, boris], buy_in=10, min_buy_in=10, max_seats=3)
+        table = await new_table(ana, [ana, boris], buy_in=10, min_buy_in=10, max_buy_in=500,
+                                max_seats=3)
         # both all in with the ante: hand 1 is settled at once, one of them is busted
         view = await ana.view(table)
         assert view["hand"]["phase"] == "settled" and view["host"] == "Ana"
@@ -44,12 +45,19 @@ async def test_history_rebuy_listing_and_topup_over_http(server: Server) -> None
 
         listed = {t["table_id"]: t for t in (await cleo.ok("GET", "/api/tables"))["tables"]}
         assert listed[table]["host"] == "Ana" and listed[table]["bet_unit"] == 10
-        assert (listed[table]["min_buy_in"], listed[table]["max_buy_in"]) == (10, 1000)
+        assert (listed[table]["min_buy_in"], listed[table]["max_buy_in"]) == (10, 500)
 
         status, body = await cleo.call("POST", f"/api/tables/{table}/rebuy", {"buy_in": 100})
         assert status == 403 and body["error"]["code"] == "not_seated"
         status, body = await busted.call("POST", f"/api/tables/{table}/rebuy", {"buy_in": -1})
         assert status == 400
+        # above the table's maximum, though the wallet (990) covers it: refused, and the
+        # player keeps the seat and every chip
+        before = await busted.view(table)
+        status, body = await busted.call("POST", f"/api/tables/{table}/rebuy", {"buy_in": 600})
+        assert status == 422 and body["error"]["code"] == "buy_in_out_of_range", body
+        assert await busted.view(table) == before
+        assert (await busted.ok("GET", "/api/me"))["balance"] == 990
         view = await busted.ok("POST", f"/api/tables/{table}/rebuy", {"buy_in": 200})
         mine = next(s for s in view["seats"] if s["user_id"] == busted.user_id)
         assert mine["stack"] in (200, 190)  # 190 once the next hand took its ante

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 
+import msgspec
+
 from events import table as ev
 from service.game import commands as cmd
 from service.game.view import project_event, view
+from tests.game.privacy import check_projected_event, check_view
 from tests.game.tablekit import Table, seed_where, table_with
 
 A, B, C = 11, 12, 13
@@ -179,3 +182,34 @@ def test_view_names_the_table_after_its_host() -> None:
     assert view(t.s, None, 1)["host"] == "u11"  # the creator is not seated: the longest seated
     t.sit(1, 100, seat=2)
     assert view(t.s, B, 1)["host"] == "u1"  # the creator, once seated
+
+
+def test_projected_svara_events_never_show_the_svara_deals_seed_before_the_settlement() -> None:
+    """A svara's deal has a seed of its own, drawn when the svara is declared: no viewer (the
+    tied, the one who skipped, a spectator) finds it in any projected event -- `svara_started`,
+    `seed_drawn`, `svara_deal_started`, `cards_dealt` or any other -- nor in a view, until the
+    hand's settlement reveals it."""
+    t = table_with([A, B, C], seed=seed_where("t1", 2, 1, 3, lambda s: s[0] == s[1]))
+    t.act(B, "pass")
+    t.act(B, "raise", 1)
+    t.act(C, "call")
+    t.act(A, "fold")
+    declared = len(t.log)
+    t.act(A, "skip_svara")
+    deal = t.last(ev.SvaraDealStarted)
+    assert deal.deal == 2 and deal.commitment == t.last(ev.SvaraStarted).next_commitment
+    secret = {deal.seed}
+    svara_events = t.log[declared - 2 :]
+    assert {"svara_started", "seed_drawn", "svara_deal_started", "cards_dealt"} <= set(
+        t.types(svara_events)
+    )
+    for viewer in (A, B, C, None):
+        for event in t.log:
+            data = project_event(event, viewer)
+            assert deal.seed not in msgspec.json.encode(data).decode().lower(), (viewer, data)
+            check_projected_event(event, viewer, secret, t.s.settings)
+        check_view(t.s, viewer, secret)
+    t.act(t.turn_user, "pass")  # the svara deal's blind round ends; the same player folds
+    t.act(t.turn_user, "fold")
+    settled = t.last(ev.HandSettled)
+    assert deal.seed in {s["seed"] for s in project_event(settled, None)["data"]["seeds"]}

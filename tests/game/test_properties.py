@@ -326,8 +326,19 @@ class TableMachine(RuleBasedStateMachine):
             return
         low, high = self.s.settings.buy_in_range
         uid = data.draw(st.sampled_from(free))
-        result = self.apply(self._sit(uid, data.draw(st.integers(low, high)), None))
-        assert isinstance(result, list), result
+        self.sit_down_where_free(uid, data.draw(st.integers(low, high)))
+
+    def sit_down_where_free(self, uid: int, buy_in: int) -> None:
+        """`uid`, not seated, takes a free seat with a buy-in in the table's range: accepted,
+        unless the table has closed (after a day with nobody seated), which refuses every
+        seat with `table_closed` and changes nothing."""
+        closed = self.s.closed
+        result = self.apply(self._sit(uid, buy_in, None))
+        if closed:
+            assert isinstance(result, GameError) and result.code == "table_closed", result
+            assert self.s.closed and self.s.seat_of(uid) is None
+        else:
+            assert isinstance(result, list), result
 
     @rule(data=st.data())
     def leave(self, data: st.DataObject) -> None:
@@ -571,6 +582,23 @@ def test_many_random_hands_keep_every_invariant(seed: int) -> None:
         machine.play_legal_with(Dice(rng))
         if steps % 5 == 0:
             machine.views_hide_what_they_must()
+    machine.chips_are_conserved()
+    machine.fold_of_the_log_is_the_live_state()
+
+
+def test_the_machine_expects_a_closed_table_to_refuse_a_seat() -> None:
+    """The machine's own expectation, on the path Hypothesis takes only by chance: everyone
+    leaves, a day passes, the table closes; sitting down there is refused (`table_closed`),
+    not a failure of the machine, while an open table takes the same sit-down."""
+    machine = TableMachine()
+    machine.create(TableSettings(ante=1, max_seats=3, min_buy_in=1, max_buy_in=30), 2)
+    machine.sit_down_where_free(USERS[2], 10)
+    for uid in list(machine.seated_users()):
+        machine.leave_table(uid)
+    while not machine.s.closed:  # the pause after the hand, then the idle day
+        machine.tick(0.0)
+    assert machine.log[-1] == ev.TableClosed(reason="idle", idle_seconds=86_400.0)
+    machine.sit_down_where_free(USERS[0], 10)
     machine.chips_are_conserved()
     machine.fold_of_the_log_is_the_live_state()
 

@@ -307,3 +307,35 @@ def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its
     drawn = [e for e in t.log if isinstance(e, ev.SeedDrawn)]
     assert [d.commitment for d in drawn[1:]] == [*published, settled.next_commitment]
     assert len({d.seed for d in drawn}) == len(drawn) == 5  # hand 1, deals 2-4, hand 2
+
+
+def test_svara_a_new_deal_starts_everyones_raise_count_afresh() -> None:
+    """RULES.md step 5 and 8: at most 3 raises per player per deal, and a svara's deal is a
+    new deal. A and B both raise 3 times in deal 1 and tie; in the svara deal each may raise
+    again, 3 times, and the 4th raise of that deal is refused."""
+    t = table_with([A, B], seed=seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1]))
+
+    def raise_min(user: int) -> None:
+        legal = {a.type: a for a in legal_actions(t.s, user)}
+        assert "raise" in legal, (user, legal)
+        t.act(user, "raise", legal["raise"].min)
+
+    t.act(B, "pass")  # the blind round ends: B opens
+    for _ in range(3):
+        raise_min(B)
+        raise_min(A)
+    assert {p.raises for p in t.s.hand.players} == {3}  # type: ignore[union-attr]
+    t.refused("raise_limit", t.command(B, "raise", t.s.hand.level + 1))  # type: ignore[union-attr]
+    t.act(B, "call")  # the tie: a svara, both tied, so dealt at once
+    assert t.s.hand is not None and t.s.hand.deal == 2 and t.s.phase == "blind"
+    assert {p.raises for p in t.s.hand.players} == {0}
+    first = t.turn_user
+    second = A if first == B else B
+    t.act(first, "pass")
+    for _ in range(3):
+        raise_min(first)  # the 1st raise of this deal is accepted, after 3 in the last
+        raise_min(second)
+    hand = t.s.hand
+    assert hand is not None and hand.deal == 2 and t.turn_user == first
+    assert "raise" not in {a.type for a in legal_actions(t.s, first)}
+    t.refused("raise_limit", t.command(first, "raise", hand.level + 1))

@@ -9,7 +9,7 @@ from events import table as ev
 from service.game import commands as cmd
 from service.game.decider import decide
 from service.game.errors import GameError
-from service.game.legal import legal_actions
+from service.game.legal import can_rebuy, can_sit_down, legal_actions
 from service.game.settings import TableSettings
 from tests.game.tablekit import T0, Table, seed_of, table_with
 
@@ -176,3 +176,44 @@ def test_seating_a_hand_starts_at_once_when_a_sit_down_makes_two_players() -> No
     t.sit(A)
     events = t.sit(B)
     assert t.types(events)[1] == "hand_started"
+
+
+def test_seating_a_rebuy_stands_up_only_if_the_whole_rebuy_is_allowed() -> None:
+    """`Leave(rebuy=n)`, the first step of a rebuy, is refused (nothing emitted) unless the
+    player is busted, out of the hand, and n is a buy-in the table takes."""
+    t = Table(ante=10, min_buy_in=10, max_buy_in=500, max_seats=3)
+    t.sit(A, 10)
+    t.sit(B, 10)  # both all in with the ante: settled at once, one of them busted
+    assert t.s.phase == "settled"
+    loser, winner = (A, B) if t.stack(A) == 0 else (B, A)
+
+    def rebuy(user_id: int, amount: object) -> cmd.Leave:
+        return cmd.Leave(user_id=user_id, transfer_id="r", rebuy=amount, now=t.now)  # type: ignore[arg-type]
+
+    t.refused("buy_in_out_of_range", rebuy(loser, 501))
+    t.refused("buy_in_out_of_range", rebuy(loser, 9))
+    t.refused("invalid_amount", rebuy(loser, 100.5))
+    t.refused("not_busted", rebuy(winner, 100))
+    t.refused("not_seated", rebuy(C, 100))
+    assert not can_rebuy(t.s, loser, 501) and not can_rebuy(t.s, winner, 100)
+    assert can_rebuy(t.s, loser, 500)
+    events = t.do(rebuy(loser, 500))
+    assert t.types(events) == ["player_left"] and t.s.seat_of(loser) is None
+
+
+def test_seating_no_rebuy_while_still_in_the_hand() -> None:
+    t = table_with([A, B], ante=10)
+    t.act(B, "pass")
+    t.act(B, "raise", 90)  # all in: nothing left, but still in the hand
+    assert t.stack(B) == 0
+    t.refused("hand_in_progress", cmd.Leave(user_id=B, transfer_id="r", rebuy=100, now=t.now))
+    assert not can_rebuy(t.s, B, 100)
+
+
+def test_seating_can_sit_down_asks_the_sit_down_rules() -> None:
+    t = Table(ante=2, max_seats=2)  # buy-in 20..200
+    assert can_sit_down(t.s, A, 20) and can_sit_down(t.s, A, 200, seat=1)
+    assert not can_sit_down(t.s, A, 201) and not can_sit_down(t.s, A, 20, seat=2)
+    t.sit(A, 20, seat=1)
+    assert not can_sit_down(t.s, A, 20) and not can_sit_down(t.s, B, 20, seat=1)
+    assert can_sit_down(t.s, B, 20)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import uuid
 from typing import Any
 
 import msgspec
@@ -157,3 +158,90 @@ async def test_subscribe_catches_up_then_goes_live(services: Factory, clock: Fak
     for event in received:
         if event["type"] == "cards_dealt":
             assert all(c is None for c in event["data"]["cards"].values())  # type: ignore[index]
+
+
+async def _showdown_hand(services: Factory) -> tuple[TableService, str]:
+    """Two players see each other in hand 1 (the cheapest way: pass, the minimum raise,
+    call; a tie plays its svara the same way) until it is settled by a showdown."""
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    for _ in range(100):
+        view = await service.view(users[0], table_id)
+        if view["hand"]["phase"] == "settled":
+            return service, table_id
+        for user in users:
+            legal = {a["type"]: a for a in (await service.view(user, table_id))["you"]["legal"]}
+            kind = next((k for k in ("call", "pass", "raise") if k in legal), None)
+            if kind is not None:
+                amount = legal[kind].get("min") if kind == "raise" else None
+                await service.act(
+                    user, table_id, action_id=uuid.uuid4().hex, type=kind, amount=amount
+                )
+                break
+    raise AssertionError("hand 1 was not settled in 100 steps")
+
+
+async def _versions(service: TableService, table_id: str) -> dict[str, int]:
+    """The version of the first event of each type in the table's log."""
+    store = service.store
+    assert isinstance(store, RedisEventStore)
+    out: dict[str, int] = {}
+    for stored in await store.read(service.streams.table(table_id)):
+        out.setdefault(type(decode_table_event(stored.data)).__struct_config__.tag, stored.version)  # type: ignore[arg-type]
+    return out
+
+
+async def _failed(service: TableService, table_id: str) -> dict[str, int]:
+    report = await service.audit(table_id, 1)
+    assert not report["verified"]
+    return {r["check"]: r["version"] for r in report["results"] if not r["ok"]}
+
+
+async def test_audit_fails_scores_at_the_showdown_that_shows_a_wrong_score(
+    services: Factory,
+) -> None:
+    """A shown score one more than its cards give (the chain rehashed over the edit): the
+    `scores` check fails at that showdown; the cards, deck, chips and winner still agree
+    (the winner follows from the cards, not from the score the event claims)."""
+    service, table_id = await _showdown_hand(services)
+    assert (await service.audit(table_id, 1))["verified"]
+    showdown = (await _versions(service, table_id))["showdown"]
+
+    def higher(d: dict[str, Any]) -> None:
+        seat = sorted(d["hands"])[0]
+        d["hands"][seat]["score"] += 1
+
+    store = service.store
+    assert isinstance(store, RedisEventStore)
+    await tamper(store, service.streams.table(table_id), edit(showdown, higher, rehash=True))
+    failed = await _failed(service, table_id)
+    assert failed.get("scores") == showdown, failed
+    assert not {"chain", "commitment", "seeds", "deck", "cards", "winner", "chips"} & set(failed)
+    checks = (await service.audit(table_id, 1))["checks"]
+    assert checks == {"chain": True, "deck": True, "chips": True, "replay": False}, checks
+
+
+async def test_audit_fails_winner_at_a_settlement_paying_the_wrong_player(
+    services: Factory,
+) -> None:
+    """The pot paid, whole, to the player the showdown made the loser (the chain rehashed):
+    the chips still add up, and the `winner` check fails at the settlement."""
+    service, table_id = await _showdown_hand(services)
+    versions = await _versions(service, table_id)
+    settled = versions["hand_settled"]
+
+    def other_winner(d: dict[str, Any]) -> None:
+        assert d["reason"] == "showdown" and len(d["winners"]) == 1, d
+        winner = d["winners"][0]
+        loser = 1 - winner
+        d["winners"] = [loser]
+        d["amounts"] = {str(loser): d["amounts"][str(winner)]}
+
+    store = service.store
+    assert isinstance(store, RedisEventStore)
+    await tamper(store, service.streams.table(table_id), edit(settled, other_winner, rehash=True))
+    failed = await _failed(service, table_id)
+    assert failed.get("winner") == settled, failed
+    assert "chips" not in failed and "scores" not in failed, failed
+    assert (await service.audit(table_id, 1))["checks"]["replay"] is False

@@ -1,10 +1,11 @@
 """Crashes and outages on a private redis-server (port 7000-7099, its own temp dir).
 
 What each durability test proves, and what it cannot:
-- `test_acknowledged_events_survive_kill_9...` kills the Redis *process*. The kernel still
-  holds every byte Redis wrote to the AOF, fsynced or not, so this passes under any
-  `appendfsync` (even `no`): it proves the AOF holds every acknowledged append and that a
-  restart replays it, i.e. the process-crash case -- not a machine crash.
+- `test_acknowledged_events_survive_kill_9...` kills the Redis *process*, on a server that
+  reports (CONFIG GET) `appendfsync always`, before the crash and after the restart. The
+  kernel still holds every byte Redis wrote to the AOF, fsynced or not, so the survival alone
+  would hold under any `appendfsync` (even `no`): it proves the AOF holds every acknowledged
+  append and that a restart replays it, i.e. the process-crash case -- not a machine crash.
 - `test_every_acknowledged_append_was_fsynced_first` covers what a machine crash or power loss
   needs: that the AOF write carrying an append reached stable storage (fdatasync) *before* the
   reply acknowledging it left Redis. It watches the real server's system calls with strace:
@@ -62,9 +63,23 @@ async def library_loaded(url: str) -> bool:
         await client.aclose()
 
 
+async def durability_settings(url: str) -> tuple[str, str]:
+    """The running server's (appendonly, appendfsync), as it reports them."""
+    client = aioredis.Redis.from_url(url, decode_responses=True)
+    try:
+        only = await client.config_get("appendonly")
+        fsync = await client.config_get("appendfsync")
+        return only["appendonly"], fsync["appendfsync"]
+    finally:
+        await client.aclose()
+
+
 async def test_acknowledged_events_survive_kill_9_with_fsync_always(server: RedisServer) -> None:
-    """The process-crash case: it would pass under `appendfsync no` too (the kernel keeps what
-    Redis wrote); the machine-crash case is `test_every_acknowledged_append_was_fsynced_first`."""
+    """The process-crash case under the production setting, which the server is asked for
+    (before the crash and after the restart): the survival itself would hold under
+    `appendfsync no` too (the kernel keeps what Redis wrote); the machine-crash case is
+    `test_every_acknowledged_append_was_fsynced_first`."""
+    assert await durability_settings(server.url) == ("yes", "always")
     writer = open_redis_store(server.url)
     s = new_stream()
     acked: dict[int, bytes] = {}
@@ -96,6 +111,7 @@ async def test_acknowledged_events_survive_kill_9_with_fsync_always(server: Redi
     assert len(acked) >= 300
 
     server.start()  # same port, same dir: AOF replay
+    assert await durability_settings(server.url) == ("yes", "always")
     assert await library_loaded(server.url)  # functions are persisted too
     reader = open_redis_store(server.url)
     try:
