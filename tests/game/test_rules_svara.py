@@ -310,7 +310,7 @@ def test_svara_deal_with_a_broke_player_shows_down_at_once_and_each_deal_has_its
 
 
 def test_svara_a_new_deal_starts_everyones_raise_count_afresh() -> None:
-    """RULES.md step 5 and 8: at most 3 raises per player per deal, and a svara's deal is a
+    """docs/RULES.md, steps 5 and 8: at most 3 raises per player per deal, and a svara's deal is a
     new deal. A and B both raise 3 times in deal 1 and tie; in the svara deal each may raise
     again, 3 times, and the 4th raise of that deal is refused."""
     t = table_with([A, B], seed=seed_where("t1", 1, 1, 2, lambda s: s[0] == s[1]))
