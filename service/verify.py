@@ -27,7 +27,9 @@ Checks (each failure names the check, the event version and the reason):
 - `winner`    the svara's tied players and the winners follow from the scores and folds;
 - `chips`     antes, bets and fees add up to the pot, the payout and rake to the pot, and no
               stack goes below zero.
-Exit status: 0 every check passed, 1 a check failed, 2 the file is malformed.
+Exit status: 0 every check passed, 1 a check failed, 2 the file is malformed (an event that
+does not fit EVENT_SCHEMA included). docs/VERIFYING.md offers a corpus of exports with the
+verdict each must get; tests run this file, the audit and fair.js over it.
 """
 
 from __future__ import annotations

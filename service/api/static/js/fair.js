@@ -33,8 +33,9 @@
 //          not a contradiction (the result says so in `note`).
 //        failures: every failure [{check, version, reason, chainVersion?}];
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
-//        A file that is not an export (or is damaged beyond reading) throws an Error whose
-//        message names what is wrong.
+//        A file that is not an export (or is damaged beyond reading, or holds an event that
+//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
 
 const ZERO_HASH = "0".repeat(64);
 const V1 = "hmac-sha256-fy-v1";
