@@ -34,7 +34,7 @@ publishes no commitment, and the deal after it is v1.
 from __future__ import annotations
 
 from events import table as ev
-from service.game import betting
+from service.game import betting, payouts
 from service.game.deck import (
     ALGORITHM,
     ALGORITHM_V2,
@@ -278,7 +278,7 @@ def start_svara(tx: Tx, tied: tuple[int, ...]) -> None:
     state = tx.state
     hand = tx.hand
     settings = state.settings
-    fee = settings.ante if settings.svara_join_fee == "ante" else hand.pot // len(tied)
+    fee = payouts.svara_fee(settings.svara_join_fee, settings.ante, hand.pot, len(tied))
     n = settings.max_seats
     eligible = tuple(
         s.seat
@@ -338,9 +338,7 @@ def settle(tx: Tx, winners: tuple[int, ...], reason: ev.SettleReason) -> None:
         winners = tuple(sorted(winners, key=lambda s: betting.order_key(s, hand.dealer, n)))
     ordered = winners
     pot = hand.pot
-    rake = pot * settings.rake_percent // 100
-    share, odd = divmod(pot - rake, len(ordered))
-    amounts = {seat: share + (1 if i < odd else 0) for i, seat in enumerate(ordered)}
+    rake, amounts = payouts.payout(pot, settings.rake_percent, ordered)
     next_dealer = ordered[0] if settings.dealer == "winner" else (hand.dealer + 1) % n
     tx.emit(
         ev.HandSettled(

@@ -69,11 +69,15 @@ async def js(page: Page, body: str, arg: Any = None) -> Any:
 
 async def test_design_md_test_vectors_give_the_same_decks_as_python(page: Page) -> None:
     seeds = {0: "alice-seed", 2: "b0b", 5: "7f3a"}
-    got = await js(page, """
+    got = await js(
+        page,
+        """
         const z = '00'.repeat(32);
         return {v1: await fair.deckV1(z, 't1', 1, 1), v2: await fair.deckV2(z, 't1', 1, 1, arg),
                 mix: await fair.mixOf(arg), commitment: await fair.commitmentOf(z),
-                empty: await fair.mixOf({})};""", {str(k): v for k, v in seeds.items()})
+                empty: await fair.mixOf({})};""",
+        {str(k): v for k, v in seeds.items()},
+    )
     assert got["v1"][:8] == "8h 7s Qh Js Ks Ad Qs Th".split()
     assert got["v2"][:8] == "Tc Jh Qs 7c Kh Ts Jc Jd".split()
     assert got["mix"] == "9603fecc74ddc9ae651d6cf7dae0749b2dbc23d0cee87b0a1f5b25cf65c75b23"
@@ -95,7 +99,9 @@ async def test_random_decks_links_and_scores_match_python(page: Page) -> None:
                       "prev": rng.randbytes(32).hex(), "at": repr(rng.uniform(1e9, 2e9)),
                       "raw": json.dumps({"type": "x", "n": rng.random(), "name": "Ana ü"}),
                       "cards": rng.sample(shuffled_deck(bytes(32), "t", 1, 1), 3)})  # fmt: skip
-    got = await js(page, """
+    got = await js(
+        page,
+        """
         const out = [];
         for (const c of arg) {
           out.push({v1: await fair.deckV1(c.seed, c.table, c.hand, c.deal),
@@ -105,7 +111,9 @@ async def test_random_decks_links_and_scores_match_python(page: Page) -> None:
                     s: [fair.score(c.cards), fair.score(c.cards, {jokerPair: 'substitute',
                         natural777: 30})]});
         }
-        return out;""", cases)
+        return out;""",
+        cases,
+    )
     for c, g in zip(cases, got, strict=True):
         seed = bytes.fromhex(c["seed"])
         seeds = {int(k): v for k, v in c["seeds"].items()}
@@ -171,10 +179,10 @@ def _edits(v: dict[str, int]) -> dict[str, Change]:
         "swapped card, rehashed": edit(v["cards_dealt"], _swap_cards, rehash=True),
         "wrong seed, rehashed": edit(v["hand_settled"], wrong_seed, rehash=True),
         "players' seed line, rehashed": edit(v["cards_dealt"], seed_line, rehash=True),
-        "a player's seed left out, rehashed": edit(v["cards_dealt"], left_out_a_seed,
-                                                   rehash=True),
-        "mix changed, rehashed": edit(v["cards_dealt"], lambda d: d.update(mix="ab" * 32),
-                                      rehash=True),
+        "a player's seed left out, rehashed": edit(v["cards_dealt"], left_out_a_seed, rehash=True),
+        "mix changed, rehashed": edit(
+            v["cards_dealt"], lambda d: d.update(mix="ab" * 32), rehash=True
+        ),
         "shown score, rehashed": edit(v["showdown"], score, rehash=True),
         "removed event": remove(v["called"]),
         "reordered events": swap(v["called"]),
@@ -189,9 +197,18 @@ async def test_verify_export_gives_the_offline_verifiers_verdicts(page: Page) ->
     result = await _browser(page, good)
     assert result["ok"] and _failed(result) == {} and _py(good) == {}
     assert [r["check"] for r in result["results"]] == [
-        "chain", "commitment", "seeds", "deck", "cards", "scores", "winner", "chips"]
+        "chain",
+        "commitment",
+        "seeds",
+        "deck",
+        "cards",
+        "scores",
+        "winner",
+        "chips",
+    ]
     assert result["deals"] and all(
-        d["algorithm"] == "hmac-sha256-fy-v2" and len(d["deck"]) == 32 for d in result["deals"])
+        d["algorithm"] == "hmac-sha256-fy-v2" and len(d["deck"]) == 32 for d in result["deals"]
+    )
     store = table.store
     assert isinstance(store, RedisEventStore)
     original = await store.read(table.stream)
@@ -244,7 +261,8 @@ async def test_a_contradicted_pin_is_a_failed_check_not_a_pass(page: Page) -> No
     result = await _browser(page, forged, pins)
     assert not result["ok"] and _failed(result) == {"pins": last["version"]}
     assert _py(forged, {"hashes": {str(last["version"]): last["hash"]}}) == {
-        "pins": last["version"]}
+        "pins": last["version"]
+    }
     wrong = await _browser(page, good, {"commitments": {f"{table.hand}:1": "00" * 32}})
     assert _failed(wrong) == {"pins": started["version"]}
     await table.service.stop()
@@ -252,9 +270,12 @@ async def test_a_contradicted_pin_is_a_failed_check_not_a_pass(page: Page) -> No
 
 
 async def test_a_file_that_is_no_export_is_refused_by_name(page: Page) -> None:
-    message = await js(page, """
+    message = await js(
+        page,
+        """
         try { await fair.verifyExport('{"format": "pgn"}'); return 'accepted'; }
-        catch (e) { return e.message; }""")
+        catch (e) { return e.message; }""",
+    )
     assert "not a svara-hand-export file" in message
 
 
@@ -284,21 +305,63 @@ def _damaged(doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return doc
 
 
+def _nudged(doc: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A copy of `doc` with one value inside an event changed to another of its kind (a
+    number moved, a text altered, a list reversed): what the schema lets through, for the
+    checks to judge."""
+    doc = json.loads(json.dumps(doc))
+    entry = rng.choice(doc["events"])
+    root = json.loads(entry["raw"])
+    target: Any = root
+    for _ in range(rng.randrange(3)):
+        keys = sorted(target) if isinstance(target, dict) else range(len(target))
+        inner = [k for k in keys if isinstance(target[k], dict | list) and target[k]]
+        if not inner:
+            break
+        target = target[rng.choice(inner)]
+    keys = sorted(target) if isinstance(target, dict) else list(range(len(target)))
+    keys = [k for k in keys if k != "type"]
+    if keys:
+        key = rng.choice(keys)
+        value = target[key]
+        if isinstance(value, bool):
+            target[key] = not value
+        elif isinstance(value, int | float):
+            target[key] = value + rng.choice([-1, 1, 10])
+        elif isinstance(value, str):
+            target[key] = value[::-1] if len(value) > 1 else value + "0"
+        elif isinstance(value, list):
+            target[key] = value[::-1]
+    entry["raw"] = json.dumps(root)
+    if rng.random() < 0.5:  # and the chain recomputed from there: for the content checks
+        prev = doc["prev_hash"]
+        for e in doc["events"]:
+            if e["version"] >= entry["version"]:
+                e["hash"] = verify.chain_link(e["chain"], prev, e["at"], e["raw"].encode())
+            prev = e["hash"]
+    return doc
+
+
 async def test_damaged_exports_get_the_same_verdicts_in_the_browser(page: Page) -> None:
-    """Junk anywhere in the file: where Python finds it malformed the browser throws an
-    Error naming it; otherwise both fail (or pass) the same checks at the same versions."""
+    """Junk anywhere in the file, or a value inside an event changed to another of its kind:
+    where Python finds the file malformed the browser throws an Error naming it; otherwise
+    both fail (or pass) the same checks at the same versions."""
     table = await _table()
     good = await table.service.export(table.table_id, table.hand)
     rng = random.Random(11)
-    docs = [_damaged(good, rng) for _ in range(120)]
-    answers = await js(page, """
+    docs = [_damaged(good, rng) for _ in range(120)] + [_nudged(good, rng) for _ in range(120)]
+    answers = await js(
+        page,
+        """
         const out = [];
         for (const doc of arg) {
           try { out.push({result: await fair.verifyExport(doc)}); }
           catch (e) { out.push({error: `${e.name}: ${e.message}`}); }
         }
-        return out;""", docs)
-    malformed = failed = 0
+        return out;""",
+        docs,
+    )
+    malformed = failed = content = 0
     for doc, answer in zip(docs, answers, strict=True):
         try:
             expected = _py(doc)
@@ -309,6 +372,7 @@ async def test_damaged_exports_get_the_same_verdicts_in_the_browser(page: Page) 
         assert "result" in answer, (expected, answer)
         assert _failed(answer["result"]) == expected, (doc, expected, answer)
         failed += bool(expected)
-    assert malformed > 10 and failed > 30, (malformed, failed)
+        content += bool(expected) and "chain" not in expected
+    assert malformed > 10 and failed > 30 and content > 10, (malformed, failed, content)
     await table.service.stop()
     await table.store.close()

@@ -36,8 +36,9 @@
 //          not a contradiction (the result says so in `note`).
 //        failures: every failure [{check, version, reason, chainVersion?}];
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
-//        A file that is not an export (or is damaged beyond reading) throws an Error whose
-//        message names what is wrong.
+//        A file that is not an export (or is damaged beyond reading, or holds an event that
+//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
 
 const ZERO_HASH = "0".repeat(64);
 const V1 = "hmac-sha256-fy-v1";
@@ -46,79 +47,168 @@ const CHECKS = ["chain", "pins", "commitment", "seeds", "deck", "cards", "scores
   "chips"];
 const VALUES = { 7: 7, 8: 8, 9: 9, T: 10, J: 10, Q: 10, K: 10, A: 11 };
 const JOKER = "7c";
-// the settings the checks read, and their types
-const SETTINGS = { ante: "int", rake_percent: "int", natural_777: "int", joker_pair: "string",
-  svara: "string", svara_join_fee: "string" };
 const encoder = new TextEncoder();
 
-// -- what each event must carry (events/table.py; "?": may be left out) -------------------------
+// -- what each event carries: events/table.py, field by field ----------------------------------
+//
+// EVENT_SCHEMA: event type -> field -> [kind, required] (not required: the field has a default
+// and may be left out). Kinds: "int", "str", "bool", "float"; ["list", kind]; ["tuple", kind,
+// ...]; ["dict", key kind, value kind] (JSON object; "int" keys written as decimal text);
+// ["nullable", kind] (or null); ["one_of", value, ...]; ["struct", {field: [kind, required]}].
+// Every event read is held to it (a field missing, of the wrong kind or unknown: the file is
+// refused), and tests/fair/test_schema.py holds it to events/table.py, so it cannot drift.
 
-const SEAT_FIELDS = { seat: "int", user_id: "int" };
-const SCHEMA = {
-  table_created: { table_id: "str", settings: "dict", created_by: "int", next_commitment: "str?" },
-  seed_drawn: { commitment: "str", seed: "str" },
-  client_seed_set: { ...SEAT_FIELDS, client_seed: "str" },
-  player_seated: { ...SEAT_FIELDS, name: "str", buy_in: "int" },
-  player_left: { ...SEAT_FIELDS, cashed_out: "int" },
-  hand_started: { number: "int", dealer: "int", participants: "ints", commitment: "str",
-    seed: "str?", algorithm: "str?" },
-  antes_paid: { ante: "int", seats: "ints", pot: "int" },
-  cards_dealt: { deal: "int", cards: "hands", algorithm: "str?", client_seeds: "seeds?",
-    mix: "str?" },
-  blind_placed: { ...SEAT_FIELDS, amount: "int" },
-  passed: SEAT_FIELDS,
-  looked: { ...SEAT_FIELDS, cards: "cards" },
-  called: { ...SEAT_FIELDS, amount: "int", level: "int" },
-  raised: { ...SEAT_FIELDS, amount: "int", level: "int" },
-  folded: { ...SEAT_FIELDS, left: "bool?" },
-  turn_deadline_set: { seat: "int" },
-  timed_out: { ...SEAT_FIELDS, action: "str" },
-  showdown: { deal: "int", hands: "shown" },
-  svara_started: { tied: "ints", fee: "int", eligible: "ints", pot: "int",
-    next_commitment: "str?" },
-  svara_joined: { ...SEAT_FIELDS, fee: "int" },
-  svara_skipped: SEAT_FIELDS,
-  svara_deal_started: { deal: "int", participants: "ints", commitment: "str", seed: "str?" },
-  hand_settled: { number: "int", winners: "ints", amounts: "amounts", pot: "int", rake: "int",
-    reason: "str", seeds: "deal_seeds", next_commitment: "str?" },
-  sat_out: SEAT_FIELDS,
-  returned: SEAT_FIELDS,
+const REQUIRED = true, OPTIONAL = false;
+const CARDS = ["tuple", "str", "str", "str"];
+const SEATS = ["list", "int"];
+const PHASE = ["one_of", "betting", "blind"];
+const PLAYER = { seat: ["int", REQUIRED], user_id: ["int", REQUIRED] };
+// the fields of an event that may also hand the turn on (TurnHandover)
+const TURN = { turn: [["nullable", "int"], OPTIONAL], deadline: [["nullable", "float"], OPTIONAL],
+  phase: [["nullable", PHASE], OPTIONAL] };
+const SETTINGS = ["struct", {
+  ante: ["int", REQUIRED],
+  bet_unit: [["nullable", "int"], OPTIONAL],
+  max_seats: ["int", OPTIONAL],
+  min_buy_in: [["nullable", "int"], OPTIONAL],
+  max_buy_in: [["nullable", "int"], OPTIONAL],
+  turn_seconds: ["int", OPTIONAL],
+  svara_join_seconds: [["nullable", "int"], OPTIONAL],
+  next_hand_seconds: ["int", OPTIONAL],
+  blind_raise: [["one_of", "at_least_double", "double"], OPTIONAL],
+  max_raises: ["int", OPTIONAL],
+  dealer: [["one_of", "rotate", "winner"], OPTIONAL],
+  svara: [["one_of", "play", "split"], OPTIONAL],
+  svara_join_fee: [["one_of", "ante", "pot_share"], OPTIONAL],
+  rake_percent: ["int", OPTIONAL],
+  joker_pair: [["one_of", "substitute", "sum"], OPTIONAL],
+  natural_777: [["one_of", 30, 33, 34], OPTIONAL],
+}];
+export const EVENT_SCHEMA = {
+  table_created: { table_id: ["str", REQUIRED], settings: [SETTINGS, REQUIRED],
+    created_by: ["int", REQUIRED], created_at: ["float", OPTIONAL],
+    next_commitment: ["str", OPTIONAL] },
+  seed_drawn: { commitment: ["str", REQUIRED], seed: ["str", REQUIRED] },
+  client_seed_set: { ...PLAYER, client_seed: ["str", REQUIRED] },
+  player_seated: { ...PLAYER, name: ["str", REQUIRED], buy_in: ["int", REQUIRED],
+    transfer_id: ["str", REQUIRED] },
+  player_left: { ...PLAYER, cashed_out: ["int", REQUIRED], transfer_id: ["str", REQUIRED],
+    at: ["float", OPTIONAL] },
+  hand_started: { number: ["int", REQUIRED], dealer: ["int", REQUIRED],
+    participants: [SEATS, REQUIRED], commitment: ["str", REQUIRED], seed: ["str", REQUIRED],
+    algorithm: ["str", OPTIONAL] },
+  antes_paid: { ante: ["int", REQUIRED], seats: [SEATS, REQUIRED], pot: ["int", REQUIRED] },
+  cards_dealt: { ...TURN, deal: ["int", REQUIRED], cards: [["dict", "int", CARDS], REQUIRED],
+    algorithm: ["str", OPTIONAL], client_seeds: [["nullable", ["dict", "int", "str"]], OPTIONAL],
+    mix: ["str", OPTIONAL] },
+  blind_placed: { ...TURN, ...PLAYER, amount: ["int", REQUIRED] },
+  passed: { ...TURN, ...PLAYER },
+  looked: { ...TURN, ...PLAYER, cards: [CARDS, REQUIRED] },
+  called: { ...TURN, ...PLAYER, amount: ["int", REQUIRED], level: ["int", REQUIRED] },
+  raised: { ...TURN, ...PLAYER, amount: ["int", REQUIRED], level: ["int", REQUIRED] },
+  folded: { ...TURN, ...PLAYER, left: ["bool", OPTIONAL] },
+  turn_deadline_set: { seat: ["int", REQUIRED], deadline: ["float", REQUIRED],
+    phase: [PHASE, OPTIONAL] },
+  timed_out: { ...TURN, ...PLAYER, action: [["one_of", "fold", "pass", "skip_svara"], REQUIRED] },
+  showdown: { deal: ["int", REQUIRED],
+    hands: [["dict", "int", ["struct", { cards: [CARDS, REQUIRED], score: ["int", REQUIRED] }]],
+      REQUIRED],
+    capped: ["bool", OPTIONAL] },
+  svara_started: { tied: [SEATS, REQUIRED], fee: ["int", REQUIRED], eligible: [SEATS, REQUIRED],
+    join_deadline: ["float", REQUIRED], pot: ["int", REQUIRED],
+    next_commitment: ["str", OPTIONAL] },
+  svara_joined: { ...PLAYER, fee: ["int", REQUIRED] },
+  svara_skipped: PLAYER,
+  svara_deal_started: { deal: ["int", REQUIRED], participants: [SEATS, REQUIRED],
+    commitment: ["str", REQUIRED], seed: ["str", REQUIRED] },
+  hand_settled: { number: ["int", REQUIRED], winners: [SEATS, REQUIRED],
+    amounts: [["dict", "int", "int"], REQUIRED], pot: ["int", REQUIRED], rake: ["int", REQUIRED],
+    reason: [["one_of", "last_player", "showdown", "split", "svara_walkover"], REQUIRED],
+    seeds: [["list", ["struct", { deal: ["int", REQUIRED], commitment: ["str", REQUIRED],
+      seed: ["str", REQUIRED] }]], REQUIRED],
+    next_hand_at: ["float", REQUIRED], next_dealer: ["int", REQUIRED],
+    next_commitment: ["str", OPTIONAL] },
+  sat_out: { ...TURN, ...PLAYER, reason: [["one_of", "timeouts"], OPTIONAL] },
+  returned: PLAYER,
+  table_closed: { reason: [["one_of", "idle"], OPTIONAL], idle_seconds: ["float", OPTIONAL] },
 };
 const CARD = /^[789TJQKA][cdhs]$/;
 const isInt = (v) => Number.isInteger(v) && Math.abs(v) < 2 ** 53;
 const isDict = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-const isCards = (v) => Array.isArray(v) && v.length === 3
-  && v.every((c) => typeof c === "string" && CARD.test(c));
-const isSeatKey = (k) => /^[0-9]{1,3}$/.test(k);
-const KINDS = {
+const SCALARS = {
   int: isInt,
   str: (v) => typeof v === "string",
   bool: (v) => typeof v === "boolean",
-  dict: isDict,
-  ints: (v) => Array.isArray(v) && v.every(isInt),
-  cards: isCards,
-  hands: (v) => isDict(v) && Object.entries(v).every(([k, c]) => isSeatKey(k) && isCards(c)),
-  seeds: (v) => v === null
-    || (isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && typeof x === "string")),
-  shown: (v) => isDict(v) && Object.entries(v).every(([k, h]) => isSeatKey(k) && isDict(h)
-    && isCards(h.cards) && isInt(h.score)),
-  amounts: (v) => isDict(v) && Object.entries(v).every(([k, x]) => isSeatKey(k) && isInt(x)),
-  deal_seeds: (v) => Array.isArray(v) && v.every((x) => isDict(x) && isInt(x.deal)
-    && typeof x.commitment === "string" && typeof x.seed === "string"),
+  float: (v) => typeof v === "number" && Number.isFinite(v),
 };
+const isIntKey = (k) => /^[0-9]{1,3}$/.test(k);
+const has = (obj, key) => Object.prototype.hasOwnProperty.call(obj, key);
 
-function malformedFields(event) {
-  const schema = SCHEMA[event.type];
-  if (!schema) return `unknown event type ${JSON.stringify(event.type)}`;
-  for (const [name, kind] of Object.entries(schema)) {
-    const optional = kind.endsWith("?");
-    if (!(name in event)) {
-      if (!optional) return `\`${name}\` is missing`;
+// What is wrong with value `v` for `kind` ("" when nothing); `path` names it.
+function kindProblem(kind, v, path) {
+  const wrong = `\`${path}\` has the wrong type`;
+  if (typeof kind === "string") return SCALARS[kind](v) ? "" : wrong;
+  const [tag, ...args] = kind;
+  if (tag === "nullable") return v === null ? "" : kindProblem(args[0], v, path);
+  if (tag === "one_of") {
+    return args.some((x) => typeof v === typeof x && v === x) ? ""
+      : `${wrong}: none of ${args.join(", ")}`;
+  }
+  if (tag === "struct") return fieldsProblem(args[0], v, `${path}.`);
+  if (tag === "list" || tag === "tuple") {
+    if (!Array.isArray(v) || (tag === "tuple" && v.length !== args.length)) return wrong;
+    for (let i = 0; i < v.length; i++) {
+      const bad = kindProblem(tag === "list" ? args[0] : args[i], v[i], `${path}[${i}]`);
+      if (bad) return bad;
+    }
+    return "";
+  }
+  if (tag === "dict") {
+    if (!isDict(v)) return wrong;
+    for (const [k, x] of Object.entries(v)) {
+      if (args[0] === "int" && !isIntKey(k)) {
+        return `\`${path}\` has a key that is no seat number: ${JSON.stringify(k)}`;
+      }
+      const bad = kindProblem(args[1], x, `${path}.${k}`);
+      if (bad) return bad;
+    }
+    return "";
+  }
+  throw new Error(`unknown kind ${JSON.stringify(kind)}`);
+}
+
+// What is wrong with object `obj` for a struct's `fields` ("" when nothing).
+function fieldsProblem(fields, obj, prefix = "") {
+  if (!isDict(obj)) return `\`${prefix.replace(/\.$/, "")}\` is not an object`;
+  for (const [name, [kind, required]] of Object.entries(fields)) {
+    if (!has(obj, name)) {
+      if (required) return `missing \`${prefix}${name}\``;
       continue;
     }
-    if (!KINDS[kind.replace("?", "")](event[name])) {
-      return `\`${name}\` is not what a ${event.type} carries`;
-    }
+    const bad = kindProblem(kind, obj[name], `${prefix}${name}`);
+    if (bad) return bad;
+  }
+  const unknown = Object.keys(obj).filter((k) => !has(fields, k)).sort();
+  if (unknown.length) return `\`${prefix}${unknown[0]}\` is no field this verifier knows`;
+  return "";
+}
+
+// What is wrong with a decoded event ("" when nothing): its type, its fields, and (beyond their
+// kinds) every card a real card's name.
+function eventProblem(data) {
+  if (!isDict(data)) return "the stored bytes are not an event (a JSON object)";
+  const fields = typeof data.type === "string" && has(EVENT_SCHEMA, data.type)
+    ? EVENT_SCHEMA[data.type] : null;
+  if (!fields) return `unknown event type ${JSON.stringify(data.type)}`;
+  const { type: _type, ...rest } = data;
+  const bad = fieldsProblem(fields, rest);
+  if (bad) return bad;
+  let cards = [];
+  if (data.type === "looked") cards = [data.cards];
+  else if (data.type === "cards_dealt") cards = Object.values(data.cards);
+  else if (data.type === "showdown") cards = Object.values(data.hands).map((h) => h.cards);
+  for (const hand of cards) {
+    if (hand.some((c) => !CARD.test(c))) return `${hand.join(" ")} are not three cards of the deck`;
   }
   return "";
 }
@@ -271,12 +361,19 @@ function readEntry(obj, where, withPrev) {
   }
   let data = null;
   try {
-    const parsed = JSON.parse(typeof obj.raw === "string" ? obj.raw
+    data = JSON.parse(typeof obj.raw === "string" ? obj.raw
       : new TextDecoder().decode(entryBytes(obj)));
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed;
   } catch { data = null; }
+  const type = need(obj, "type", "string", where);
+  // Every event is held to the schema before any check reads it: what this verifier cannot read
+  // whole, it does not vouch for.
+  const problem = eventProblem(data);
+  if (problem) throw new Error(`${where}: ${problem}`);
+  if (data.type !== type) {
+    throw new Error(`${where}: \`type\` is ${JSON.stringify(type)} but its bytes hold a ${JSON.stringify(data.type)}`);
+  }
   return {
-    version, type: need(obj, "type", "string", where), at: need(obj, "at", "string", where),
+    version, type, at: need(obj, "at", "string", where),
     chain: need(obj, "chain", "int", where), hash: need(obj, "hash", "string", where),
     raw: obj.raw, raw_b64: obj.raw_b64,
     prevHash: withPrev ? need(obj, "prev_hash", "string", where) : null, data,
@@ -304,10 +401,8 @@ function readExport(input) {
   const context = doc.context === undefined ? [] : doc.context;
   if (!Array.isArray(context)) throw new Error("the file: `context` is not a list");
   const settings = need(doc, "settings", "object", "the file");
-  need(settings, "ante", "int", "the file's settings");
-  for (const [key, type] of Object.entries(SETTINGS)) {
-    if (key in settings) need(settings, key, type, "the file's settings");
-  }
+  const problem = fieldsProblem(SETTINGS[1], settings);
+  if (problem) throw new Error(`the file's settings: ${problem}`);
   return {
     tableId: need(doc, "table_id", "string", "the file"),
     hand: need(doc, "hand", "int", "the file"),
@@ -426,15 +521,10 @@ class Replay {
 
   run() {
     for (const e of this.x.events) {
-      if (!e.data) { this.f.fail("chain", e.version, "the stored bytes are not an event (JSON object)"); continue; }
-      const handler = Object.hasOwn(SCHEMA, e.type) ? this[`on_${e.type}`] : undefined;
-      if (typeof handler !== "function" || e.data.type !== e.type) {
-        this.f.fail("chain", e.version, `unknown event type or one that differs from its bytes: ${e.type}`);
-        continue;
-      }
-      const wrong = malformedFields(e.data);
-      if (wrong) {
-        this.f.fail("chain", e.version, `the event is not well formed: ${wrong}`);
+      // (readExport held every event to the schema)
+      const handler = this[`on_${e.type}`];
+      if (typeof handler !== "function") {
+        this.f.fail("chain", e.version, `a ${e.type} has no place in a hand's record`);
         continue;
       }
       try { handler.call(this, e, e.data); } catch (err) {
