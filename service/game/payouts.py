@@ -1,4 +1,6 @@
-"""What a settled pot pays, and what joining a svara costs (RULES.md "Settlement", "Svara").
+"""What a settled pot pays, and what joining a svara costs.
+
+See docs/RULES.md "A hand, step by step", steps 8 and 9.
 
 One pure module for the rules engine (`flow.settle`, `flow.start_svara`) and the server's audit
 (`service.tables.audit_checks`), so the audit checks a payout against the very arithmetic the
@@ -29,6 +31,6 @@ def payout(pot: int, rake_percent: int, winners: Sequence[int]) -> tuple[int, di
 
 
 def svara_fee(rule: SvaraJoinFee, ante: int, pot: int, tied: int) -> int:
-    """What a player not tied pays to join a svara: the ante, or (`pot_share`, RULES.md's
+    """What a player not tied pays to join a svara: the ante, or (`pot_share`, docs/RULES.md's
     default) floor(pot / k) for k tied players."""
     return ante if rule == "ante" else pot // max(1, tied)
