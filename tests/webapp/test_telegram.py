@@ -19,8 +19,16 @@ from tests.webapp.api import ApiPlayer
 from tests.webapp.browser import Contexts
 from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import DARK, LIGHT, open_in_telegram, receive, sent, sign, snap_as_is
-from tests.webapp.telegram import wait_sent
+from tests.webapp.telegram import (
+    DARK,
+    LIGHT,
+    open_in_telegram,
+    receive,
+    sent,
+    sign,
+    snap_as_is,
+    wait_sent,
+)
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
