@@ -7,6 +7,7 @@ with a new login) and after which nothing is sent again with the refused initDat
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,3 +146,33 @@ async def test_a_refused_login_is_a_screen_that_stays_and_closes_the_app(
     await button.click()
     await wait_sent(page, "web_app_close")
     assert not page.errors  # type: ignore[attr-defined]
+
+
+async def test_a_login_that_expires_at_the_table_ends_on_the_refused_screen(
+    bot_server: Server, browser: Contexts
+) -> None:
+    """The app stays open past the login's age (the socket is refused when it reconnects):
+    the refused screen, not a table that keeps reconnecting."""
+    async with aiohttp.ClientSession() as http:
+        host = await sign(TOKEN, {"id": new_user_id(), "first_name": "Host"})
+        async with http.post(f"{bot_server.url}/api/tables", json={"ante": 5, "max_seats": 3},
+                             headers={"Authorization": f"tma {host}"}) as resp:
+            assert resp.status == 201, await resp.text()
+            table = (await resp.json())["table_id"]
+        user = {"id": new_user_id(), "first_name": "Late", "language_code": "en"}
+        init_data = await sign(TOKEN, user, auth_date=int(time.time()) - DAY + 4)
+        page = await telegram_page(browser)
+        await launch(page, f"{bot_server.url}/?table={table}", init_data)
+        await page.wait_for_selector(".action-bar [data-action=seat]")
+        await page.wait_for_function("document.body.dataset.connection === 'live'")
+        # Until the server refuses this initData (its age passes AUTH_MAX_AGE in a few s).
+        async with asyncio.timeout(15):
+            while (await me(http, bot_server, init_data))[0] != 401:  # noqa: ASYNC110 (the
+                await asyncio.sleep(0.25)  # condition is the server's answer: polled)
+        await page.context.set_offline(True)  # the socket goes, and comes back refused
+        await page.wait_for_function("document.body.dataset.connection === 'offline'")
+        await page.context.set_offline(False)
+        await page.locator("#refused").wait_for()
+        assert catalog("en")["refused.expired"] in await page.inner_text("#refused")
+        assert await page.evaluate("document.body.dataset.connection") == "refused"
+        assert not page.errors  # type: ignore[attr-defined]

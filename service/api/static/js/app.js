@@ -56,6 +56,11 @@ class App {
     document.getElementById("settings-link").addEventListener("click",
       () => this.open("?screen=settings"));
     window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
+    // A socket refused our login (it expired while the app stayed open): ask once over HTTP,
+    // which shows the refused screen if the server refuses it there too.
+    window.addEventListener("svara:unauthorized", () => {
+      if (this.api && !this.api.renew) this.api.me().catch(() => {});
+    });
   }
 
   async start() {
