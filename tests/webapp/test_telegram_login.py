@@ -123,6 +123,7 @@ async def test_a_refused_login_is_a_screen_that_stays_and_closes_the_app(
     assert await page.get_attribute("#dot", "data-state") == "refused"
     assert await page.get_attribute("#dot", "aria-label") == words["net.refused"]
     assert await page.locator("#net").is_hidden()
+    assert await page.locator("#settings-link").is_hidden()  # no settings without a login
     assert len(carried) == 1, carried  # the one /api/me that was refused
     if lang in ("ru", "ar"):
         await snap_as_is(page, shots, f"refused-{why}-{lang}-light")
