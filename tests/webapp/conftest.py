@@ -12,12 +12,12 @@ import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
 from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS, Contexts
-from tests.webapp.server import Server
+from tests.webapp.server import DEV_TOKEN, Server
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("serve") / "serve.log")
+    srv = Server(tmp_path_factory.mktemp("serve") / "serve.log", extra_env={"DEV_TOKEN": DEV_TOKEN})
     try:
         srv.wait_ready()
         yield srv

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 import time
@@ -13,6 +14,9 @@ from tests import ports as _ports
 
 REPO = Path(__file__).resolve().parents[2]
 PORTS = range(8250, 8300)  # the web app tests' half of this suite's range 8200-8299
+# The dev-mode server's signing token, known to the tests: they sign initData with Telegram's
+# own library too (tests/webapp/telegram.py), start_param and all.
+DEV_TOKEN = f"{secrets.randbelow(10**9)}:webapp-tests-{secrets.token_urlsafe(12)}"
 
 
 def free_port(ports: range = PORTS) -> int:

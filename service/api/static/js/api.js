@@ -15,21 +15,30 @@ const path = (id) => `/api/tables/${encodeURIComponent(id)}`;
 const REQUEST_MS = 10000;
 
 export class Api {
-  /** `renew` (dev mode) fetches fresh initData when the server says the old one expired. */
-  constructor(initData, renew = null) {
+  /** `renew` (dev mode) fetches fresh initData when the server says the old one expired.
+   *  Without it (inside Telegram) a 401 is final: only Telegram can sign a new login, so
+   *  `onRefused(err)` hears of it once and no request is sent again with that initData. */
+  constructor(initData, renew = null, onRefused = null) {
     this.initData = initData;
     this.renew = renew;
+    this.onRefused = onRefused;
+    this.refusal = null; // the ApiError that refused this initData, once one did
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
   }
 
   /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
   async request(method, url, body, retried = false, asText = false) {
+    if (this.refusal) throw this.refusal;
     try {
       return await this.send(method, url, body, asText);
     } catch (err) {
       if (err.status === 401 && this.renew && !retried) {
         this.initData = await this.renew();
         return this.request(method, url, body, true, asText);
+      }
+      if (err.status === 401 && !this.renew && !this.refusal) {
+        this.refusal = err;
+        this.onRefused?.(err);
       }
       throw err;
     }

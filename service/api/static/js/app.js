@@ -6,18 +6,20 @@
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
+//   refused   any, once the server refused Telegram's login   refused.js
 import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
   devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
   requestedTable, telegramInitData,
 } from "./auth.js";
-import { h, replace, toast } from "./dom.js";
+import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
 import { setLanguage, supported, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { connection } from "./net.js";
+import { RefusedScreen } from "./refused.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
 import { TableScreen } from "./table.js";
@@ -47,12 +49,18 @@ class App {
     this.api = null;
     this.dev = false;
     this.me = null;
+    this.refusal = null; // the server refused Telegram's login: nothing else is shown
     this.depth = 0; // pages pushed by this app: "back" may go back through them
     this.back.addEventListener("click", () => this.goBack());
     document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
     document.getElementById("settings-link").addEventListener("click",
       () => this.open("?screen=settings"));
     window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
+    // A socket refused our login (it expired while the app stayed open): ask once over HTTP,
+    // which shows the refused screen if the server refuses it there too.
+    window.addEventListener("svara:unauthorized", () => {
+      if (this.api && !this.api.renew) this.api.me().catch(() => {});
+    });
   }
 
   async start() {
@@ -70,9 +78,9 @@ class App {
         this.fatal(t("error.no_telegram_login"));
         return;
       }
-      this.api = new Api(initData);
+      this.api = new Api(initData, null, (err) => this.refused(err));
       await this.loadMe();
-      this.route(requestedTable(this.webApp));
+      if (!this.refusal) this.route(requestedTable(this.webApp));
       return;
     }
     this.dev = true;
@@ -102,7 +110,7 @@ class App {
     try {
       this.me = await this.api.me();
     } catch (err) {
-      toast(errorText(err));
+      if (!this.refusal) toast(errorText(err));
       return null;
     }
     if (this.me.language && this.me.language !== document.documentElement.lang) {
@@ -161,6 +169,14 @@ class App {
     else this.route(requestedTable(null));
   }
 
+  /** The server refused the initData Telegram gave us: say so until the app is closed. */
+  refused(err) {
+    this.refusal = err;
+    hideToast();
+    connection.refuse();
+    this.route();
+  }
+
   fatal(message) {
     this.unmount();
     replace(this.screen, h("div", { class: "panel" }, h("p", {}, message)));
@@ -171,6 +187,7 @@ class App {
     const id = table === undefined ? params.get("table") : table;
     const screen = params.get("screen");
     if (screen === "rules") this.show(new RulesScreen(this), "rules");
+    else if (this.refusal) this.show(new RefusedScreen(this, this.refusal), "refused");
     else if (!this.api) this.login();
     else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
     else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
@@ -229,7 +246,9 @@ class App {
   show(screen, name) {
     this.unmount();
     document.body.dataset.screen = name;
-    const away = name !== "lobby";
+    const away = name !== "lobby" && name !== "refused"; // both are where "back" ends
+    // A refused login has no settings to change (they live on the server).
+    document.getElementById("settings-link").hidden = name === "refused";
     this.back.hidden = !away;
     backButton(away);
     this.setTitle(t("app.name"));

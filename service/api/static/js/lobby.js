@@ -45,6 +45,7 @@ export class Lobby {
     this.app = app;
     this.root = h("section", { class: "lobby" });
     this.timer = 0;
+    this.gone = false; // unmounted: an answer still on its way changes nothing
     this.form = null;
     this.joining = null; // the table whose buy-in is open
     this.me = app.me;
@@ -63,6 +64,7 @@ export class Lobby {
   }
 
   unmount() {
+    this.gone = true;
     clearInterval(this.timer);
   }
 
@@ -73,9 +75,10 @@ export class Lobby {
     try {
       [me, list] = await Promise.all([this.app.api.me(), this.pagesOfTables()]);
     } catch (err) {
-      toast(errorText(err));
+      if (!this.gone) toast(errorText(err));
       return;
     }
+    if (this.gone) return;
     this.me = me;
     this.app.me = me;
     if (!this.form) this.form = this.createForm(me.balance); // built once: keeps what was typed

@@ -122,6 +122,8 @@ export class TableSocket {
       this.open = false;
       connection.socketState("connecting");
       if (event.code === CLOSE_UNAUTHORIZED) {
+        // The app checks the login over HTTP too: inside Telegram a refusal there is final.
+        window.dispatchEvent(new Event("svara:unauthorized"));
         this.onFatal("login");
         return;
       }
