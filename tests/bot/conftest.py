@@ -24,7 +24,9 @@ from tests.conftest import REDIS_TEST_URL
 from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
 
 if TYPE_CHECKING:
+    from tests.bot.live import Live
     from tests.bot.serving import Deployment
+    from tests.service.conftest import Factory, FakeClock
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
 PUBLIC_URL = "https://svara.example"
@@ -116,3 +118,14 @@ async def deployment(
 async def session() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as s:
         yield s
+
+
+@pytest.fixture
+async def live(services: Factory, clock: FakeClock, fake_api: FakeBotAPI,  # noqa: F811
+               bot_app: BotApp) -> Live:
+    """A TableService on the real Redis with the bot attached (polling the fake Bot API)."""
+    from tests.bot.live import Live  # it imports this module's neighbours: not at the top
+
+    service = await services()
+    await bot_app(service, mode="polling")
+    return Live(service, clock, fake_api)
