@@ -68,10 +68,11 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app.router.add_get("/metrics", _metrics)  # before the web app's catch-all
     app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
     app.on_shutdown.append(close_all)
-    if config.bot_enabled:
+    if config.bot_token is not None:
         from service.bot import attach_bot
 
-        assert config.bot_token is not None
+        # Also with BOT_MODE=off: such a replica takes no updates, but the moves made through
+        # it are its to tell (turn pings, timeout notices, group results).
         attach_bot(
             app, tables, token=config.bot_token, mode=config.bot_mode,
             public_url=config.public_url, telegram_api_url=config.telegram_api_url,

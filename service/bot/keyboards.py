@@ -53,6 +53,17 @@ def group_table_keyboard(bot_username: str, table_id: str) -> InlineKeyboardMark
     return InlineKeyboardMarkup(inline_keyboard=[[button]])
 
 
+def result_keyboard(bot_username: str | None, table_id: str) -> InlineKeyboardMarkup | None:
+    """Under a hand's result in the group: to the table, to sit down or to watch (the same
+    deep link as the invitation; None without the bot's username to build it)."""
+    if bot_username is None:
+        return None
+    button = InlineKeyboardButton(
+        text=texts.join_or_watch_button(), url=deep_link(bot_username, table_id)
+    )
+    return InlineKeyboardMarkup(inline_keyboard=[[button]])
+
+
 def group_tables_keyboard(bot_username: str, table_ids: list[str]) -> InlineKeyboardMarkup:
     rows = [
         [InlineKeyboardButton(text=texts.group_table_button(t), url=deep_link(bot_username, t))]

@@ -1,6 +1,7 @@
 """A hand's result, posted to the group a table was opened in (/newtable).
 
-One message per hand: who won, the pot, the hands shown at the showdown. When hands come fast
+One message per hand: who won, the pot, the hands shown at the showdown, and a button to the
+table (join or watch it; the invitation's deep link). When hands come fast
 -- the table's last result message is younger than `window` seconds -- that message is edited
 to show the new hand, with the few hands before it as one line each, instead of piling up
 messages in the group. Once per hand across replicas (the mark names the hand); the message id
@@ -20,6 +21,7 @@ from aiogram.exceptions import TelegramBadRequest, TelegramForbiddenError
 from events.table import HandSettled, ShowdownHappened, ShownHand
 from service.bot import texts
 from service.bot.groups import GroupTables
+from service.bot.keyboards import result_keyboard
 from service.bot.reach import Reach
 from service.game.state import TableState
 
@@ -171,7 +173,9 @@ class GroupResults:
         raw = await reach.tables.kv.get(key)
         last = _decode(raw) if raw is not None else None
         now = reach.clock()
+        me = await reach.bot.me()  # aiogram asks Telegram once, then remembers
         with reach.i18n.speaking(language):
+            markup = result_keyboard(me.username, outcome.table_id)
             if last is not None and last.chat_id == chat_id and now - last.sent_at < self.window:
                 hands = sorted(
                     {o.number: o for o in (last.newest, *last.earlier, outcome)}.values(),
@@ -179,9 +183,9 @@ class GroupResults:
                 )
                 newest, earlier = hands[0], tuple(hands[1 : 1 + self.earlier])
                 try:
-                    await reach.bot.edit_message_text(
+                    await reach.bot.edit_message_text(  # an edit without it drops it
                         render_posted(newest, earlier), chat_id=chat_id,
-                        message_id=last.message_id,
+                        message_id=last.message_id, reply_markup=markup,
                     )
                 except TelegramBadRequest as exc:  # deleted by an admin, say: post anew
                     log.info("could not edit the result in %s: %s", chat_id, exc)
@@ -189,7 +193,7 @@ class GroupResults:
                     posted = Posted(chat_id, last.message_id, last.sent_at, newest, earlier)
                     await reach.tables.kv.put(key, _encode(posted), ttl=self.window)
                     return
-            message = await reach.bot.send_message(chat_id, render(outcome))
+            message = await reach.bot.send_message(chat_id, render(outcome), reply_markup=markup)
         posted = Posted(chat_id, message.message_id, now, outcome, ())
         await reach.tables.kv.put(key, _encode(posted), ttl=self.window)
 

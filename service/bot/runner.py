@@ -1,8 +1,12 @@
-"""`attach_bot`: run the bot inside the API's aiohttp application, by webhook or polling.
+"""`attach_bot`: run the bot inside the API's aiohttp application, by webhook or polling, or
+(`off`) with no updates at all, only sending.
 
 Every Bot API call goes through one `Sender` (Telegram's limits, 429 retries, 403 = blocked).
 With a `TableService` (anything with observers and a key-value store), the bot also watches
-the tables (`TableWatch`): turn pings, timeout notices, group results.
+the tables (`TableWatch`): turn pings, timeout notices, group results. It does so in every
+mode: a replica learns of the moves made through it (and of the tables it follows), and only
+it can tell their players, so a replica with `off` (another one polls, Telegram allows one)
+still watches and sends; the once-only marks keep replicas from sending the same thing twice.
 
 Bot API failures at startup are logged, not fatal: the web app is the product and keeps
 serving while Telegram is unreachable (polling retries by itself; a webhook is set again on
@@ -48,7 +52,8 @@ POLLING_KEY = web.AppKey("svara_bot_polling", asyncio.Task[None])
 SENDER_KEY = web.AppKey("svara_bot_sender", Sender)
 WATCH_KEY = web.AppKey("svara_bot_watch", TableWatch)
 
-Mode = Literal["webhook", "polling"]
+Mode = Literal["webhook", "polling", "off"]
+MODES = ("webhook", "polling", "off")
 
 
 def make_bot(token: str, telegram_api_url: str | None) -> Bot:
@@ -68,9 +73,10 @@ def bot_tables(tables: Tables) -> BotTables:
     return cast(BotTables, tables)
 
 
-def live_tables(tables: BotTables) -> LiveTables | None:
+def live_tables(tables: Tables) -> LiveTables | None:
     """`tables` as something the bot can watch, if it is (TableService); else None."""
-    needed = ("observers", "presence", "kv", "streams", "state")
+    needed = ("profile", "bot_started", "bot_blocked", "observers", "presence", "kv",
+              "streams", "state")
     return cast(LiveTables, tables) if all(hasattr(tables, n) for n in needed) else None
 
 
@@ -85,11 +91,18 @@ def attach_bot(
     limits: Limits | None = None,
 ) -> None:
     """Register the bot's route (webhook mode) and startup/cleanup hooks on `app`."""
-    if mode not in ("webhook", "polling"):
-        raise ValueError(f"bot mode must be 'webhook' or 'polling', not {mode!r}")
+    if mode not in MODES:
+        raise ValueError(f"bot mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "webhook" and not public_url:
         raise ValueError("webhook mode needs PUBLIC_URL (Telegram must reach the server)")
-    tables = bot_tables(any_tables)
+    if mode == "off":
+        live = live_tables(any_tables)
+        if live is None:  # no updates to answer and no tables to watch: nothing to send
+            return
+        tables: BotTables = live
+    else:
+        tables = bot_tables(any_tables)
+        live = live_tables(tables)
     bot = make_bot(token, telegram_api_url)
     sender = Sender(limits)
     bot.session.middleware(sender)
@@ -100,15 +113,17 @@ def attach_bot(
     )
     i18n = make_i18n()
     config = BotConfig(public_url=public_url)
-    live = live_tables(tables)
     groups = GroupTables(live.kv, live.streams.namespace) if live is not None else None
-    dp = build_dispatcher(tables, config, i18n, groups)
     app[BOT_KEY] = bot
-    app[DISPATCHER_KEY] = dp
     app[SENDER_KEY] = sender
     if live is not None:
         assert groups is not None
         _attach_watch(app, live, bot, i18n, config, groups)
+    if mode == "off":
+        _attach_sending_only(app, bot)
+        return
+    dp = build_dispatcher(tables, config, i18n, groups)
+    app[DISPATCHER_KEY] = dp
     if mode == "webhook":
         assert public_url is not None
         _attach_webhook(app, bot, dp, i18n, config, token=token, public_url=public_url)
@@ -138,6 +153,15 @@ def _attach_watch(
 
     app.on_startup.append(start)
     app.on_shutdown.append(stop)
+
+
+def _attach_sending_only(app: web.Application, bot: Bot) -> None:
+    """`off`: no updates (another replica takes them); the bot's session only closes."""
+
+    async def close(_: web.Application) -> None:
+        await bot.session.close()  # on_cleanup: after the watch stopped (on_shutdown)
+
+    app.on_cleanup.append(close)
 
 
 async def _introduce(bot: Bot, i18n: Catalogs, config: BotConfig) -> None:

@@ -43,11 +43,12 @@ def table_label(table_id: str) -> str:
 
 
 def greeting() -> str:
+    # The button's own label, so the text names what the button under it says.
     return _(
         "Welcome to Svara, the Bulgarian three-card game.\n\n"
-        "Tap Play to open the lobby: you get play chips to start with, can join a table "
+        "Tap {button} to open the lobby: you get play chips to start with, can join a table "
         "or open your own, and practise against bots."
-    )
+    ).format(button=play_button())
 
 
 def greeting_no_app() -> str:
@@ -85,14 +86,18 @@ def join_table_button() -> str:
     return _("Join the table")
 
 
+def join_or_watch_button() -> str:
+    return _("Join or watch the table")
+
+
 # -- groups ---------------------------------------------------------------------------------
 
 
 def newtable_private() -> str:
     return _(
         "Use /newtable in a group to open a table for its members. "
-        "Here, tap Play and create a table in the lobby."
-    )
+        "Here, tap {button} and create a table in the lobby."
+    ).format(button=play_button())
 
 
 def newtable_usage() -> str:
@@ -148,8 +153,8 @@ def group_no_tables() -> str:
 def tables_private() -> str:
     return _(
         "/tables lists the tables of a group: send it in the group. "
-        "Here, tap Play to see every table."
-    )
+        "Here, tap {button} to see every table."
+    ).format(button=play_button())
 
 
 # -- a hand's result, posted to the table's group ---------------------------------------------
@@ -197,15 +202,15 @@ def your_turn(table_id: str, pot: int, seconds: int) -> str:
 
 
 def timed_out_folded(table_id: str) -> str:
-    return _(
-        "Time ran out on your turn at table {table}, so the server folded your hand."
-    ).format(table=table_label(table_id))
+    # What happened to the player, not who did it.
+    return _("Time ran out on your turn at table {table}: your hand was folded.").format(
+        table=table_label(table_id)
+    )
 
 
 def timed_out_passed(table_id: str) -> str:
     return _(
-        "Time ran out on your turn at table {table}, so the server passed for you "
-        "(no blind bet)."
+        "Time ran out on your turn at table {table}: you passed automatically (no blind bet)."
     ).format(table=table_label(table_id))
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import cache
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import pytest
 import redis.asyncio as aioredis
 import redis.exceptions
@@ -19,6 +22,11 @@ from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
 from tests.conftest import REDIS_TEST_URL
 from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
+
+if TYPE_CHECKING:
+    from tests.bot.live import Live
+    from tests.bot.serving import Deployment
+    from tests.service.conftest import Factory, FakeClock
 
 TOKEN = "123456:TEST-token-for-the-fake-api"
 PUBLIC_URL = "https://svara.example"
@@ -92,3 +100,32 @@ async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
     yield start
     for runner in runners:
         await runner.cleanup()
+
+
+@pytest.fixture
+async def deployment(
+    tmp_path: Path, fake_api: FakeBotAPI, redis_url: str, unique: str
+) -> AsyncIterator[Deployment]:
+    """`svara serve` replicas of one deployment (`tests.bot.serving`), stopped afterwards."""
+    from tests.bot.serving import Deployment  # it imports this module: not at the top
+
+    made = Deployment(tmp_path, fake_api, redis_url, f"bot{unique}")
+    yield made
+    await asyncio.to_thread(made.stop)
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[aiohttp.ClientSession]:
+    async with aiohttp.ClientSession() as s:
+        yield s
+
+
+@pytest.fixture
+async def live(services: Factory, clock: FakeClock, fake_api: FakeBotAPI,  # noqa: F811
+               bot_app: BotApp) -> Live:
+    """A TableService on the real Redis with the bot attached (polling the fake Bot API)."""
+    from tests.bot.live import Live  # it imports this module's neighbours: not at the top
+
+    service = await services()
+    await bot_app(service, mode="polling")
+    return Live(service, clock, fake_api)

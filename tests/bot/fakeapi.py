@@ -63,6 +63,7 @@ class FakeBotAPI:
         self.deleted: list[tuple[int, int]] = []
         self.blocked: set[int] = set()  # users who blocked the bot: their chat answers 403
         self._too_many: dict[int, list[int]] = {}  # chat -> [429s left, retry_after]
+        self._too_many_calls: dict[str, list[int]] = {}  # method -> [429s left, retry_after]
         self.server_errors: dict[str, int] = {}  # method (lower case) -> 500s left to answer
         self._updates: list[JSON] = []
         self._update_ids = itertools.count(1)
@@ -93,6 +94,10 @@ class FakeBotAPI:
     def too_many_requests(self, chat_id: int, times: int, retry_after: int = 1) -> None:
         """The next `times` writes to `chat_id` are refused with 429 and `retry_after`."""
         self._too_many[chat_id] = [times, retry_after]
+
+    def too_many_calls(self, method: str, times: int, retry_after: int = 1) -> None:
+        """The next `times` calls of `method` (any chat or none) are refused with 429."""
+        self._too_many_calls[method.lower()] = [times, retry_after]
 
     def push_update(self, update: JSON) -> JSON:
         """Queue an update for getUpdates; it gets the next update_id."""
@@ -195,6 +200,11 @@ class FakeBotAPI:
         if self.server_errors.get(method.lower(), 0) > 0:
             self.server_errors[method.lower()] -= 1
             raise Refusal(500, "Internal Server Error")
+        calls = self._too_many_calls.get(method.lower())
+        if calls is not None and calls[0] > 0:
+            calls[0] -= 1
+            raise Refusal(429, f"Too Many Requests: retry after {calls[1]}",
+                          {"retry_after": calls[1]})
         if method.lower() not in CHAT_WRITES or "chat_id" not in params:
             return
         chat_id = int(params["chat_id"])

@@ -80,6 +80,7 @@ async def test_every_reply_in_each_language(
     start = await talk.reply_to("/start")
     assert start.params["text"] == expect(texts.greeting)
     assert labels(start) == [expect(texts.play_button)]
+    assert labels(start)[0] in start.params["text"]  # it says to tap the button it comes with
     assert (await talk.reply_to("/help")).params["text"] == expect(texts.help_text)
     assert (await talk.reply_to("/rules")).params["text"] == expect(texts.rules)
     assert (await talk.reply_to("/rules", chat_type="group")).params["text"] == expect(
@@ -101,8 +102,11 @@ async def test_every_reply_in_each_language(
         f"{expect(texts.newtable_bad_ante, 10**9)} {usage}")
     assert (await talk.reply_to("/newtable 10 11", chat_type="group")).params["text"] == (
         f"{expect(texts.newtable_bad_seats)} {usage}")
-    assert (await talk.reply_to("/newtable")).params["text"] == expect(texts.newtable_private)
-    assert (await talk.reply_to("/tables")).params["text"] == expect(texts.tables_private)
+    for command, text in (("/newtable", texts.newtable_private), ("/tables", texts.tables_private)):
+        private = await talk.reply_to(command)
+        assert private.params["text"] == expect(text)
+        assert labels(private) == [expect(texts.play_button)]
+        assert labels(private)[0] in private.params["text"]
     assert (await talk.reply_to("/tables", chat_type="group")).params["text"] == expect(
         texts.group_no_tables)
     assert (await talk.reply_to("/settings", chat_type="group")).params["text"] == expect(

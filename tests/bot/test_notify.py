@@ -1,14 +1,13 @@
-"""Turn pings, timeout notices and group results, in one process: the real TableService on the
-real Redis (a clock the test moves), the bot attached to it by `attach_bot`, real aiogram
-against the fake Bot API. The same flows run in real `svara serve` processes in
-test_serve_notify.py; here each rule is pinned down with the clock in hand."""
+"""Turn pings and timeout notices, in one process: the real TableService on the real Redis (a
+clock the test moves), the bot attached to it by `attach_bot`, real aiogram against the fake
+Bot API (group results: test_results.py). The same flows run in real `svara serve` processes
+in test_serve_notify.py; here each rule is pinned down with the clock in hand."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import random
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,126 +15,14 @@ import pytest
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from service.bot.groups import GroupTables
 from service.bot.keyboards import SitIn
-from service.bot.results import Outcome, Shown, render
-from service.game.settings import TableSettings
 from service.tables.facade import FeedItem, User
-from service.tables.service import TableService
 from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, member_update, message_update
+from tests.bot.live import Live, Table, people, to_chat
 from tests.service.conftest import Factory, FakeClock
 
 pytestmark = pytest.mark.redis
-
-
-def people(*languages: str) -> list[User]:
-    base = random.randrange(10**9, 10**12)
-    names = ["Ana", "Boris", "Vera", "Georgi", "Dimo"]
-    return [User(base + i, names[i], language_code=code) for i, code in enumerate(languages)]
-
-
-def to_chat(chat_id: int) -> Any:
-    return lambda call: int(call.params["chat_id"]) == chat_id
-
-
-class Table:
-    """A table driven from the test: players act by a fixed preference, the timer fires when
-    the test moves the clock to the deadline."""
-
-    def __init__(self, service: TableService, clock: FakeClock, table_id: str) -> None:
-        self.service = service
-        self.clock = clock
-        self.id = table_id
-
-    async def turn(self) -> int | None:
-        _, state = await self.service.state(self.id)
-        assert state is not None
-        hand = state.hand
-        if hand is None or not hand.active or hand.turn is None:
-            return None
-        seat = state.seats[hand.turn]
-        return seat.user_id if seat is not None else None
-
-    async def tick(self) -> None:
-        """Move the clock to the table's deadline and let the timer act."""
-        _, state = await self.service.state(self.id)
-        assert state is not None and state.deadline is not None, state
-        self.clock.now = max(self.clock.now, state.deadline)
-        await self.service.presence.refresh()  # what its refresher does as time goes by
-        await self.service.driver.fire(self.id)
-
-    async def move(self, user: User) -> None:
-        """`user` acts a second after the last command (as people do: never in the same
-        clock reading, which is what tells two turns of one player apart)."""
-        self.clock.advance(1.0)
-        await self.service.presence.refresh()
-        view = await self.service.view(user, self.id)
-        legal = {a["type"]: a for a in view["you"]["legal"]}
-        for kind in ("pass", "call", "raise", "fold"):
-            if kind in legal:
-                amount = legal[kind].get("min") if kind == "raise" else None
-                await self.service.act(user, self.id, action_id=uuid.uuid4().hex, type=kind,
-                                       amount=amount)
-                return
-        raise AssertionError(f"{user.name} may not move: {legal}")
-
-    async def play(self, users: Sequence[User], hands: int) -> None:
-        """Everyone acts on their turn until hand number `hands` is settled."""
-        by_id = {u.id: u for u in users}
-        for _ in range(500):
-            _, state = await self.service.state(self.id)
-            assert state is not None
-            hand = state.hand
-            if hand is not None and hand.number >= hands and hand.phase == "settled":
-                return
-            turn = await self.turn()
-            if turn is None:
-                await self.tick()
-            else:
-                await self.move(by_id[turn])
-        raise AssertionError(f"hand {hands} did not settle")
-
-    async def until_turn_of(self, user: User, others: Sequence[User]) -> None:
-        """Let the others move (and the timer deal) until it is `user`'s turn."""
-        for _ in range(50):
-            turn = await self.turn()
-            if turn == user.id:
-                return
-            mover = next((o for o in others if o.id == turn), None)
-            if mover is not None:
-                await self.move(mover)
-            else:
-                await self.tick()
-        raise AssertionError(f"never {user.name}'s turn")
-
-
-class Live:
-    def __init__(self, service: TableService, clock: FakeClock, fake: FakeBotAPI) -> None:
-        self.service = service
-        self.clock = clock
-        self.fake = fake
-
-    async def start_bot(self, user: User) -> None:
-        self.fake.push_update(message_update(
-            "/start", user_id=user.id, first_name=user.name, language_code=user.language_code))
-        await self.fake.wait_for("sendMessage", to_chat(user.id), within=10)
-        assert (await self.service.profile(user.id)).reachable
-
-    async def table(self, users: Sequence[User], **settings: Any) -> Table:
-        table_id = await self.service.create_table(
-            users[0], TableSettings(ante=10, **settings))
-        for user in users:
-            await self.service.seat(user, table_id, 300)
-        return Table(self.service, self.clock, table_id)
-
-
-@pytest.fixture
-async def live(services: Factory, clock: FakeClock, fake_api: FakeBotAPI,
-               bot_app: BotApp) -> Live:
-    service = await services()
-    await bot_app(service, mode="polling")
-    return Live(service, clock, fake_api)
 
 
 async def expected_ping(table: Table, language: str) -> str:
@@ -322,62 +209,6 @@ async def test_the_timeout_notice_and_sit_in(live: Live, fake_api: FakeBotAPI) -
     assert (await live.service.state(table.id))[0] == version
 
 
-async def test_a_group_table_posts_each_hand_and_edits_when_hands_are_fast(
-    live: Live, fake_api: FakeBotAPI, clock: FakeClock
-) -> None:
-    ana, boris = people("de", "en")
-    group = -random.randrange(10**9, 10**12)
-    fake_api.push_update(message_update("/newtable 10 4", user_id=ana.id, first_name="Ana",
-                                        chat_id=group, chat_type="supergroup",
-                                        language_code="de"))
-    invite = await fake_api.wait_for("sendMessage", to_chat(group), within=10)
-    link = invite.params["reply_markup"]["inline_keyboard"][0][0]["url"]
-    table_id = link.split("table_", 1)[1]
-    for user in (ana, boris):
-        await live.service.seat(user, table_id, 300)
-
-    fake_api.push_update(message_update("/tables", user_id=boris.id, chat_id=group,
-                                        chat_type="supergroup", language_code="de"))
-    listed = await fake_api.wait_for(
-        "sendMessage", lambda c: to_chat(group)(c) and c is not invite, within=10)
-    assert listed.params["text"] == "\n".join([
-        say("de", texts.group_tables_header),
-        say("de", texts.group_table_line, table_id, 10, 2)])
-
-    table = Table(live.service, clock, table_id)
-    await table.play([ana, boris], 1)
-    posted = await fake_api.wait_for(
-        "sendMessage", lambda c: to_chat(group)(c)
-        and c.params["text"].startswith(say("de", texts.result_header, table_id, 1)), within=5)
-    text = posted.params["text"]
-    assert ("Ana" in text or "Boris" in text) and "Pot" in text
-
-    await table.play([ana, boris], 2)  # within the minute
-    edited = await fake_api.wait_for("editMessageText", to_chat(group), within=5)
-    assert int(edited.params["message_id"]) == posted.result["message_id"]
-    assert edited.params["text"].startswith(say("de", texts.result_header, table_id, 2))
-    assert "\nHand 1: " in edited.params["text"]  # hand 1 folded into one line
-    results = [c for c in fake_api.sent_to(group)
-               if c.params["text"].startswith(say("de", texts.result_header, table_id, 1))]
-    assert len(results) == 1  # still one message
-
-    clock.advance(61)  # a slow hand later: a message of its own
-    await table.play([ana, boris], 3)
-    await fake_api.wait_for(
-        "sendMessage", lambda c: to_chat(group)(c)
-        and c.params["text"].startswith(say("de", texts.result_header, table_id, 3)), within=5)
-
-
-def test_a_result_reads_like_this_in_english() -> None:
-    outcome = Outcome("3f2a9c0d11", 12, "showdown", 120, ("Ana",), 120, (
-        Shown("Ana", ("7c", "Kh", "Kd"), 31), Shown("Boris", ("As", "Ad", "Tc"), 22)))
-    assert say("en", render, outcome) == (
-        "Table #3f2a9c, hand 12\n"
-        "Ana wins the pot of 120 at the showdown.\n"
-        "Ana: 7♣ K♥ K♦ (31)\n"
-        "Boris: A♠ A♦ 10♣ (22)")
-
-
 class NullSink:
     def deliver(self, items: Sequence[FeedItem]) -> None:
         pass
@@ -441,29 +272,3 @@ async def test_two_replicas_send_one_ping_per_turn_and_one_result_per_hand(
     finally:
         follow.cancel()
         await asyncio.gather(follow, return_exceptions=True)
-
-
-async def test_a_group_that_removed_the_bot_is_no_longer_posted_to(
-    live: Live, fake_api: FakeBotAPI, clock: FakeClock
-) -> None:
-    ana, boris = people("en", "en")
-    group = -random.randrange(10**9, 10**12)
-    fake_api.push_update(message_update("/newtable", user_id=ana.id, chat_id=group,
-                                        chat_type="group"))
-    invite = await fake_api.wait_for("sendMessage", to_chat(group), within=10)
-    table_id = invite.params["reply_markup"]["inline_keyboard"][0][0]["url"].split("table_")[1]
-    groups = GroupTables(live.service.kv, live.service.streams.namespace)
-    assert (await groups.group_of(table_id)) is not None
-    fake_api.blocked.add(group)  # Telegram answers 403: the bot is not in the group any more
-    for user in (ana, boris):
-        await live.service.seat(user, table_id, 300)
-    await Table(live.service, clock, table_id).play([ana, boris], 1)
-    await fake_api.wait_until(lambda: any(
-        c.status == 403 for c in fake_api.calls_of("sendMessage", to_chat(group))))
-    for _ in range(100):
-        if await groups.group_of(table_id) is None:
-            break
-        await asyncio.sleep(0.05)
-    assert await groups.group_of(table_id) is None
-    assert await groups.tables_of(group) == []
-    assert (await live.service.profile(-group)).bot == "never"  # a group is nobody's profile

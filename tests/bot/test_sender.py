@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
@@ -26,13 +26,15 @@ EPS = 0.002  # between booking a call's slot and its departure: no await, micros
 
 class Departures:
     """A request middleware inside the sender: when each call really leaves the process
-    (what the limits are about; the fake's arrival times add the machine's jitter)."""
+    (what the limits are about; the fake's arrival times add the machine's jitter), by the
+    sender's clock."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self.times: list[tuple[int | None, float]] = []
 
     async def __call__(self, make_request: Any, bot: Bot, method: Any) -> Any:
-        self.times.append((chat_of(method), time.monotonic()))
+        self.times.append((chat_of(method), self.clock()))
         return await make_request(bot, method)
 
     def of(self, chat: int | None = None) -> list[float]:
@@ -43,10 +45,16 @@ class Departures:
 async def make_sender(fake_api: FakeBotAPI) -> AsyncIterator[Any]:
     bots: list[Bot] = []
 
-    def make(limits: Limits | None = None) -> tuple[Bot, Sender, Departures]:
+    def make(
+        limits: Limits | None = None, virtual: VirtualTime | None = None
+    ) -> tuple[Bot, Sender, Departures]:
+        """`virtual`: the sender waits on that clock (no real waiting) instead of the real one."""
         bot = make_bot(TOKEN, fake_api.url)
-        sender = Sender(limits)
-        departures = Departures()
+        if virtual is None:
+            sender, departures = Sender(limits), Departures()
+        else:
+            sender = Sender(limits, clock=virtual.clock, sleep=virtual.sleep)
+            departures = Departures(virtual.clock)
         bot.session.middleware(sender)
         bot.session.middleware(departures)  # registered later: runs inside the sender
         bots.append(bot)
@@ -81,6 +89,39 @@ async def test_a_429_is_waited_out_and_the_message_delivered_exactly_once(
     assert time.monotonic() - started >= 1.98
     assert retries == [("sendMessage", 701, 1), ("sendMessage", 701, 1)]
     assert sent == [("sendMessage", 701)]
+
+
+async def test_a_429_is_waited_out_for_its_retry_after_not_the_pacing(
+    fake_api: FakeBotAPI, make_sender: Any
+) -> None:
+    """Telegram's `retry_after` longer than the chat's pacing: the retry waits all of it (on
+    the sender's clock, so the test does not wait 3 s)."""
+    virtual = VirtualTime()
+    bot, _, left = make_sender(Limits(per_chat_interval=1.0), virtual)
+    fake_api.too_many_requests(709, times=1, retry_after=3)
+    await bot.send_message(709, "after three seconds")
+    assert [c.status for c in fake_api.calls_of("sendMessage")] == [429, 200]
+    first, second = left.of(709)
+    assert second - first >= 3.0
+
+
+async def test_a_429_on_a_call_to_no_chat_is_waited_out_too(
+    fake_api: FakeBotAPI, make_sender: Any
+) -> None:
+    """A call no chat's pacing covers (answerCallbackQuery has no chat_id) waits `retry_after`
+    itself before it goes again, and is then delivered once."""
+    virtual = VirtualTime()
+    bot, sender, left = make_sender(Limits(), virtual)
+    retries: list[tuple[str, int | None, float]] = []
+    sender.on_retry_after.append(
+        lambda method, chat, seconds: retries.append((method, chat, seconds)))
+    fake_api.too_many_calls("answerCallbackQuery", times=2, retry_after=3)
+    assert await bot.answer_callback_query("q1", text="ok")
+    assert [c.status for c in fake_api.calls_of("answerCallbackQuery")] == [429, 429, 200]
+    times = left.of()
+    assert len(times) == 3
+    assert times[1] - times[0] >= 3.0 and times[2] - times[1] >= 3.0
+    assert retries == [("answerCallbackQuery", None, 3), ("answerCallbackQuery", None, 3)]
 
 
 async def test_a_chat_waiting_on_a_429_holds_up_no_other_chat(

@@ -11,158 +11,32 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 
 from service.bot import texts
-from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.keyboards import SitIn
 from tests.api.player import Player
-from tests.bot.conftest import TOKEN, free_port, say
-from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, message_update
-from tests.webapp.server import Server
+from tests.bot.conftest import TOKEN, say
+from tests.bot.fakeapi import FakeBotAPI, callback_update, message_update
+from tests.bot.serving import (
+    PUBLIC,
+    Deployment,
+    decided,
+    is_ping,
+    move,
+    open_table,
+    ping_decisions,
+    ping_text,
+    pings,
+    players,
+    to_chat,
+    turn_of,
+)
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
-
-PUBLIC = "https://svara.example"
-JSON = dict[str, Any]
-
-
-class Deployment:
-    """`svara serve` replicas of one deployment (one namespace on the shared Redis)."""
-
-    def __init__(self, tmp: Path, fake: FakeBotAPI, redis_url: str, namespace: str) -> None:
-        self.tmp = tmp
-        self.fake = fake
-        self.env = {
-            "REDIS_URL": redis_url, "SVARA_NAMESPACE": namespace, "BOT_TOKEN": TOKEN,
-            "BOT_MODE": "webhook", "TELEGRAM_API_URL": fake.url, "PUBLIC_URL": PUBLIC,
-            "RATE_LIMIT_PER_SECOND": "500", "RATE_LIMIT_BURST": "1000", "LOG_LEVEL": "INFO",
-        }
-        self.servers: list[Server] = []
-
-    async def start(self) -> Server:
-        hooks = len(self.fake.calls_of("setWebhook"))
-        port = free_port()
-        server = Server(self.tmp / f"serve-{len(self.servers)}.log", extra_env=self.env,
-                        port=port)
-        self.servers.append(server)
-        # Importing aiogram alone takes 10 s on a loaded machine.
-        await asyncio.to_thread(server.wait_ready, 60)
-        # Ours, not another checkout's server on the same port: it called our fake Telegram
-        # (at startup, just before it binds the port), and it still runs once that answers.
-        await self.fake.wait_until(
-            lambda: len(self.fake.calls_of("setWebhook")) > hooks, within=30)
-        await asyncio.to_thread(server.wait_ready, 30)
-        assert server.proc.poll() is None, server.log_path.read_text()[-2000:]
-        return server
-
-    async def tell(self, server: Server, update: JSON) -> None:
-        """Telegram delivers `update` to this replica's webhook."""
-        status = await self.fake.deliver(update, url=server.url + WEBHOOK_PATH,
-                                         secret=webhook_secret(TOKEN))
-        assert status == 200
-
-    async def start_bot(self, server: Server, player: Player, language: str) -> None:
-        await self.tell(server, message_update("/start", user_id=player.user_id,
-                                               first_name=player.name, language_code=language))
-        await self.fake.wait_for("sendMessage", to_chat(player.user_id), within=15)
-
-    def stop(self) -> list[int]:
-        return [s.stop() for s in self.servers if s.proc.poll() is None]
-
-
-@pytest.fixture
-async def deployment(
-    tmp_path: Path, fake_api: FakeBotAPI, redis_url: str, unique: str
-) -> AsyncIterator[Deployment]:
-    made = Deployment(tmp_path, fake_api, redis_url, f"bot{unique}")
-    yield made
-    await asyncio.to_thread(made.stop)
-
-
-@pytest.fixture
-async def session() -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession() as s:
-        yield s
-
-
-def to_chat(chat_id: int) -> Callable[[Call], bool]:
-    return lambda call: str(call.params["chat_id"]) == str(chat_id)
-
-
-def is_ping(call: Call, table_id: str) -> bool:
-    markup = str(call.params.get("reply_markup", ""))
-    return f"?table={table_id}" in markup and "sitin" not in markup
-
-
-def pings(fake: FakeBotAPI, player: Player, table_id: str) -> list[Call]:
-    return [c for c in fake.sent_to(player.user_id) if is_ping(c, table_id)]
-
-
-def players(session: aiohttp.ClientSession, server: Server, names: list[str]) -> list[Player]:
-    base = int(uuid.uuid4().int % 10**11) + 10**12  # fresh wallets on the shared Redis
-    return [Player(session, server.url, base + i, TOKEN, name) for i, name in enumerate(names)]
-
-
-async def open_table(owner: Player, seated: list[Player], **settings: Any) -> str:
-    status, body = await owner.call("POST", "/api/tables", {"ante": 10, **settings})
-    assert status == 201, body
-    table_id = str(body["table_id"])
-    for player in seated:
-        await player.ok("POST", f"/api/tables/{table_id}/seat", {"buy_in": 300})
-    return table_id
-
-
-async def turn_of(player: Player, table_id: str) -> tuple[int | None, JSON]:
-    """The user whose turn it is now (None between turns) and the view."""
-    view = await player.view(table_id)
-    hand = view["hand"]
-    if hand is None or hand["phase"] not in ("blind", "betting") or hand["turn"] is None:
-        return None, view
-    seat = next(s for s in view["seats"] if s["seat"] == hand["turn"])
-    return int(seat["user_id"]), view
-
-
-async def move(player: Player, table_id: str) -> None:
-    view = await player.view(table_id)
-    legal = {a["type"]: a for a in view["you"]["legal"]}
-    for kind in ("pass", "call", "raise", "fold"):
-        if kind in legal:
-            amount = legal[kind].get("min") if kind == "raise" else None
-            status, body = await player.act(table_id, kind, amount,
-                                            expected_version=view["version"])
-            assert status in (200, 409), body  # 409: the timer moved first
-            return
-
-
-def ping_text(language: str, table_id: str, pot: int, text: str) -> bool:
-    """Is `text` this table's ping in `language` (the seconds left are whatever they were)?"""
-    seconds = re.findall(r"\d+", text)
-    return any(text == say(language, texts.your_turn, table_id, pot, int(n)) for n in seconds)
-
-
-async def ping_decisions(session: aiohttp.ClientSession, server: Server) -> dict[str, float]:
-    """The server's `svara_bot_pings_total` by outcome (what it decided about each turn)."""
-    async with session.get(f"{server.url}/metrics") as resp:
-        text = await resp.text()
-    found = re.findall(r'^svara_bot_pings_total\{outcome="(\w+)"\} ([0-9.e+]+)$', text, re.M)
-    return {outcome: float(value) for outcome, value in found}
-
-
-async def decided(session: aiohttp.ClientSession, server: Server, outcome: str,
-                  at_least: int) -> None:
-    """Wait until the server has decided `outcome` for `at_least` turns: the proof that it
-    looked at a turn and sent nothing, instead of a sleep that hopes nothing comes."""
-    async with asyncio.timeout(10):
-        while True:
-            if (await ping_decisions(session, server)).get(outcome, 0) >= at_least:
-                return
-            await asyncio.sleep(0.05)
 
 
 async def test_pings_in_svara_serve(
@@ -287,12 +161,13 @@ async def test_two_replicas_one_ping_per_turn_and_one_result_per_hand(
         and c.params["text"].startswith(say("en", texts.result_header, table_id, 1)), within=10)
     names = re.findall(r"^(Ana|Boris)", posted.params["text"].split("\n", 1)[1])
     assert names, posted.params["text"]
-    await asyncio.sleep(2.0)  # room for anything sent twice
+    # Stopped, the replicas finish what they are sending and can send nothing more: what the
+    # fake holds then is all there will ever be (no sleep hoping a duplicate shows up).
+    codes = await asyncio.to_thread(deployment.stop)
+    assert codes == [0, 0]
     assert pings(fake_api, boris, table_id) == []  # he has the table open
     results = [c for c in fake_api.sent_to(group) if c.params["text"].startswith("Table #")]
     assert len(results) == 1  # one per hand
-    codes = await asyncio.to_thread(deployment.stop)  # they finish what they are sending
-    assert codes == [0, 0]
     # Every ping claimed was delivered once, and each of Ana's turns was raced for by both
     # replicas: one sent the ping, the other stood back.
     logs = [s.log_path.read_text() for s in deployment.servers]
