@@ -30,10 +30,10 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.replay import load_state, read_pages
 from events.store.base import StoredEvent
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from events.store.replay import load_state
 
 PAYLOAD = b'{"type":"raised","seat":3,"user_id":1234567,"amount":40,"to":120,"pot":360,"at":1.7e9}'
 
@@ -51,7 +51,7 @@ class Fold:
         self.encode_state: Callable[[Any], bytes] = lambda s: f"{s[0]},{s[1]}".encode()
         self.decode_state: Callable[[bytes], Any] = lambda b: tuple(int(x) for x in b.split(b","))
         self.events: Callable[[int], list[bytes]] = lambda n: [PAYLOAD] * n
-        # replay's fast path: fold a page of event bytes at once (store.read_pages)
+        # replay's fast path: fold a page of event bytes at once (bench.replay.read_pages)
         self.fold_page: Callable[[Any, list[bytes]], Any] = lambda s, datas: (
             s[0] + len(datas),
             s[1] + sum(map(len, datas)),
@@ -202,7 +202,7 @@ async def replay_pages(store: RedisEventStore, stream: str, fold: Fold) -> tuple
     (events/s end to end, state)."""
     start = time.perf_counter()
     state, last = fold.initial(), 0
-    async for version, datas in store.read_pages(stream):
+    async for version, datas in read_pages(store, stream):
         state = fold.fold_page(state, datas)
         last = version
     return last / (time.perf_counter() - start), state

@@ -15,7 +15,6 @@ from typing import Any
 import msgspec
 import pytest
 
-from events.store import redis_store
 from events.store.base import (
     ChainBroken,
     IndexOp,
@@ -319,42 +318,6 @@ class StoreContract:
         assert [e.version for e in await take(store.subscribe(s, after=7), total - 7)] == list(
             range(8, total + 1)
         )
-
-    async def test_read_pages_yields_what_read_returns(
-        self, store: RedisEventStore, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        monkeypatch.setattr(redis_store, "FIRST_PAGE", 3)
-        monkeypatch.setattr(redis_store, "PAGE", 7)
-        s = new_stream()
-        await store.append(s, [b"%d" % v for v in range(1, 31)], expected_version=0)
-        for after in (0, 1, 3, 9, 10, 29, 30, 31, 99):
-            pages = [page async for page in store.read_pages(s, after)]
-            events = await store.read(s, after)
-            assert [d for _, page in pages for d in page] == [e.data for e in events]
-            if events:
-                assert pages[-1][0] == events[-1].version
-            # every page ends where the next begins: each yields its own last version
-            sizes = [len(page) for _, page in pages]
-            assert all(n > 0 for n in sizes)
-            assert [last for last, _ in pages] == [
-                after + sum(sizes[: i + 1]) for i in range(len(sizes))
-            ]
-        assert [page async for page in store.read_pages(new_stream())] == []
-        with pytest.raises(ValueError):
-            await anext(store.read_pages(s, -1))
-
-    async def test_read_pages_stopped_early_leaves_the_store_working(
-        self, store: RedisEventStore, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
-        monkeypatch.setattr(redis_store, "FIRST_PAGE", 2)
-        monkeypatch.setattr(redis_store, "PAGE", 2)
-        s = new_stream()
-        await store.append(s, [b"a", b"b", b"c", b"d", b"e"], expected_version=0)
-        pages = store.read_pages(s)
-        assert await anext(pages) == (2, [b"a", b"b"])
-        await pages.aclose()  # the prefetched page is dropped, not left on a connection
-        assert [e.data for e in await store.read(s, 3)] == [b"d", b"e"]
-        assert (await store.append(s, [b"f"], expected_version=5)).status == "appended"
 
     # -- a busy store ---------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
-"""gc_paused: nests, restores the collector, and leaves a disabled collector disabled."""
+"""gc_paused (the benchmark's replay fast path pauses the collector): nests, restores the
+collector, and leaves a disabled collector disabled."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import gc
 
 import pytest
 
-from events.store.gcpause import gc_paused
+from bench.gcpause import gc_paused
 
 
 def test_pauses_nest_and_restore() -> None:
