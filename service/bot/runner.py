@@ -1,8 +1,8 @@
 """`attach_bot`: run the bot inside the API's aiohttp application, by webhook or polling.
 
 Every Bot API call goes through one `Sender` (Telegram's limits, 429 retries, 403 = blocked).
-With a `TableService` (anything with observers and a key-value store), the bot also watches
-the tables (`TableWatch`): turn pings, timeout notices, group results.
+The bot also watches the tables (`TableWatch`, on `LiveTables`: a `TableService`): turn
+pings, timeout notices, group results.
 
 Bot API failures at startup are logged, not fatal: the web app is the product and keeps
 serving while Telegram is unreachable (polling retries by itself; a webhook is set again on
@@ -14,8 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from typing import Literal, cast
+from typing import Literal
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
@@ -31,12 +30,11 @@ from service.bot.i18n import Catalogs, make_i18n
 from service.bot.menu import set_commands, set_menu_button
 from service.bot.notices import TimeoutNotices
 from service.bot.pings import Pings
-from service.bot.ports import BotTables, LiveTables
+from service.bot.ports import LiveTables
 from service.bot.reach import Reach
 from service.bot.results import GroupResults
 from service.bot.sender import Limits, Sender
 from service.bot.watch import TableWatch
-from service.tables.facade import Tables
 
 log = logging.getLogger(__name__)
 
@@ -59,24 +57,9 @@ def make_bot(token: str, telegram_api_url: str | None) -> Bot:
     return Bot(token)
 
 
-def bot_tables(tables: Tables) -> BotTables:
-    """`tables`, which must also keep profiles (TableService does; so do the tests' doubles)."""
-    needed = ("profile", "bot_started", "bot_blocked")
-    missing = [name for name in needed if not hasattr(tables, name)]
-    if missing:
-        raise TypeError(f"the bot needs {', '.join(missing)} of {type(tables).__name__}")
-    return cast(BotTables, tables)
-
-
-def live_tables(tables: BotTables) -> LiveTables | None:
-    """`tables` as something the bot can watch, if it is (TableService); else None."""
-    needed = ("observers", "presence", "kv", "streams", "state")
-    return cast(LiveTables, tables) if all(hasattr(tables, n) for n in needed) else None
-
-
 def attach_bot(
     app: web.Application,
-    any_tables: Tables,
+    tables: LiveTables,
     *,
     token: str,
     mode: str,
@@ -89,7 +72,6 @@ def attach_bot(
         raise ValueError(f"bot mode must be 'webhook' or 'polling', not {mode!r}")
     if mode == "webhook" and not public_url:
         raise ValueError("webhook mode needs PUBLIC_URL (Telegram must reach the server)")
-    tables = bot_tables(any_tables)
     bot = make_bot(token, telegram_api_url)
     sender = Sender(limits)
     bot.session.middleware(sender)
@@ -100,15 +82,12 @@ def attach_bot(
     )
     i18n = make_i18n()
     config = BotConfig(public_url=public_url)
-    live = live_tables(tables)
-    groups = GroupTables(live.kv, live.streams.namespace) if live is not None else None
+    groups = GroupTables(tables.kv, tables.streams.namespace)
     dp = build_dispatcher(tables, config, i18n, groups)
     app[BOT_KEY] = bot
     app[DISPATCHER_KEY] = dp
     app[SENDER_KEY] = sender
-    if live is not None:
-        assert groups is not None
-        _attach_watch(app, live, bot, i18n, config, groups)
+    _attach_watch(app, tables, bot, i18n, config, groups)
     if mode == "webhook":
         assert public_url is not None
         _attach_webhook(app, bot, dp, i18n, config, token=token, public_url=public_url)
@@ -124,7 +103,7 @@ def _attach_watch(
     config: BotConfig,
     groups: GroupTables,
 ) -> None:
-    reach = Reach(tables, bot, i18n, config, clock=getattr(tables, "clock", time.time))
+    reach = Reach(tables, bot, i18n, config, clock=tables.clock)
     watch = TableWatch(
         tables, Pings(reach), TimeoutNotices(reach), GroupResults(reach, groups)
     )
