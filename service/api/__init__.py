@@ -3,7 +3,8 @@
 Modules, one idea each: `config` (environment → Config), `auth` (initData HMAC, dev signer),
 `errors` (the error format; the middleware that keeps client mistakes out of 500),
 `schemas` (msgspec request bodies and socket frames), `ratelimit` (per-user token bucket),
-`routes` (REST), `ws` (the live feed), `openapi` (the served document), `app`, `serve`.
+`routes` (REST), `ws` (the socket: session, writer, gates), `openapi` (the served
+document), `app`, `serve`.
 
 Choices the contract leaves open (docs/API.md "WebSocket", "Errors"):
 - A socket action frame cannot carry the action's own `type` (the frame's `type` is

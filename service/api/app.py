@@ -1,7 +1,9 @@
 """`make_app(config, tables=None)`: the one aiohttp application (API, WebSocket, web app, bot).
 
 Without `tables` the app builds its own: the event store from REDIS_URL (embedded without it)
-and the TableService on top, started and stopped with the app.
+and the TableService on top, started and stopped with the app; the bot (unless BOT_MODE=off)
+runs on that service. Given `tables` (the API's port, e.g. a test double), the app serves the
+API on them and runs no bot: `attach_bot` takes the bot's own, wider port.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import logging
 import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -22,6 +25,9 @@ from service.api.ratelimit import RateLimiter
 from service.api.routes import add_routes, add_unmatched
 from service.api.ws import GATES, Gates, close_all
 from service.tables.facade import Tables
+
+if TYPE_CHECKING:
+    from service.tables.service import TableService
 
 log = logging.getLogger("svara.api")
 
@@ -54,6 +60,9 @@ async def _metrics(_request: web.Request) -> web.Response:
 
 
 def make_app(config: Config, tables: Tables | None = None) -> web.Application:
+    if tables is not None and config.bot_enabled:
+        raise ValueError("the bot runs on the app's own TableService: pass tables with "
+                         "BOT_MODE=off, or attach_bot to a TableService yourself")
     app = web.Application(client_max_size=config.max_body_bytes)
     app[CONFIG] = config
     app[AUTH_KEY] = secret_key(config.signing_token)
@@ -61,27 +70,28 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app[SOCKETS] = weakref.WeakSet()
     app[AUTH_CACHE] = {}
     app[GATES] = Gates(config.ws_setup_concurrency)
+    own: TableService | None = None
     if tables is None:
-        tables = _own_service(app, config)
+        tables = own = _own_service(app, config)
     app[TABLES] = tables
     add_routes(app, dev_mode=config.dev_mode)
     app.router.add_get("/metrics", _metrics)  # before the web app's catch-all
     app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
     app.on_shutdown.append(close_all)
-    if config.bot_token is not None:
+    if config.bot_token is not None and own is not None:
         from service.bot import attach_bot
 
         # Also with BOT_MODE=off: such a replica takes no updates, but the moves made through
         # it are its to tell (turn pings, timeout notices, group results).
         attach_bot(
-            app, tables, token=config.bot_token, mode=config.bot_mode,
+            app, own, token=config.bot_token, mode=config.bot_mode,
             public_url=config.public_url, telegram_api_url=config.telegram_api_url,
         )
     add_unmatched(app)  # after every other route
     return app
 
 
-def _own_service(app: web.Application, config: Config) -> Tables:
+def _own_service(app: web.Application, config: Config) -> TableService:
     """Open the store and the service now; start and stop their workers with the app."""
     from events.store import open_store
     from service.tables.service import TableService

@@ -20,11 +20,11 @@ def build_dispatcher(
     tables: BotTables,
     config: BotConfig,
     i18n: Catalogs,
-    groups: GroupTables | None = None,
+    groups: GroupTables,
 ) -> Dispatcher:
-    """Handlers receive `tables`, `config`, `groups` (None without a key-value store: tables
-    are then not bound to groups) as keyword arguments (aiogram workflow data), and `i18n`
-    and the sender's `profile` from the locale middleware."""
+    """Handlers receive `tables`, `config`, `groups` (the tables bound to each group) as
+    keyword arguments (aiogram workflow data), and `i18n` and the sender's `profile` from the
+    locale middleware."""
     dp = Dispatcher()
     dp["tables"] = tables
     dp["config"] = config

@@ -2,11 +2,11 @@
 (`off`) with no updates at all, only sending.
 
 Every Bot API call goes through one `Sender` (Telegram's limits, 429 retries, 403 = blocked).
-With a `TableService` (anything with observers and a key-value store), the bot also watches
-the tables (`TableWatch`): turn pings, timeout notices, group results. It does so in every
-mode: a replica learns of the moves made through it (and of the tables it follows), and only
-it can tell their players, so a replica with `off` (another one polls, Telegram allows one)
-still watches and sends; the once-only marks keep replicas from sending the same thing twice.
+The bot also watches the tables (`TableWatch`, on `LiveTables`: a `TableService`): turn
+pings, timeout notices, group results. It does so in every mode: a replica learns of the moves
+made through it (and of the tables it follows), and only it can tell their players, so a
+replica with `off` (another one polls, Telegram allows one) still watches and sends; the
+once-only marks keep replicas from sending the same thing twice.
 
 Bot API failures at startup are logged, not fatal: the web app is the product and keeps
 serving while Telegram is unreachable (polling retries by itself; a webhook is set again on
@@ -18,8 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
-from typing import Literal, cast
+from typing import Literal
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.session.aiohttp import AiohttpSession
@@ -35,12 +34,11 @@ from service.bot.i18n import Catalogs, make_i18n
 from service.bot.menu import set_commands, set_menu_button
 from service.bot.notices import TimeoutNotices
 from service.bot.pings import Pings
-from service.bot.ports import BotTables, LiveTables
+from service.bot.ports import LiveTables
 from service.bot.reach import Reach
 from service.bot.results import GroupResults
 from service.bot.sender import Limits, Sender
 from service.bot.watch import TableWatch
-from service.tables.facade import Tables
 
 log = logging.getLogger(__name__)
 
@@ -64,25 +62,9 @@ def make_bot(token: str, telegram_api_url: str | None) -> Bot:
     return Bot(token)
 
 
-def bot_tables(tables: Tables) -> BotTables:
-    """`tables`, which must also keep profiles (TableService does; so do the tests' doubles)."""
-    needed = ("profile", "bot_started", "bot_blocked")
-    missing = [name for name in needed if not hasattr(tables, name)]
-    if missing:
-        raise TypeError(f"the bot needs {', '.join(missing)} of {type(tables).__name__}")
-    return cast(BotTables, tables)
-
-
-def live_tables(tables: Tables) -> LiveTables | None:
-    """`tables` as something the bot can watch, if it is (TableService); else None."""
-    needed = ("profile", "bot_started", "bot_blocked", "observers", "presence", "kv",
-              "streams", "state")
-    return cast(LiveTables, tables) if all(hasattr(tables, n) for n in needed) else None
-
-
 def attach_bot(
     app: web.Application,
-    any_tables: Tables,
+    tables: LiveTables,
     *,
     token: str,
     mode: str,
@@ -95,14 +77,6 @@ def attach_bot(
         raise ValueError(f"bot mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "webhook" and not public_url:
         raise ValueError("webhook mode needs PUBLIC_URL (Telegram must reach the server)")
-    if mode == "off":
-        live = live_tables(any_tables)
-        if live is None:  # no updates to answer and no tables to watch: nothing to send
-            return
-        tables: BotTables = live
-    else:
-        tables = bot_tables(any_tables)
-        live = live_tables(tables)
     bot = make_bot(token, telegram_api_url)
     sender = Sender(limits)
     bot.session.middleware(sender)
@@ -113,12 +87,10 @@ def attach_bot(
     )
     i18n = make_i18n()
     config = BotConfig(public_url=public_url)
-    groups = GroupTables(live.kv, live.streams.namespace) if live is not None else None
+    groups = GroupTables(tables.kv, tables.streams.namespace)
     app[BOT_KEY] = bot
     app[SENDER_KEY] = sender
-    if live is not None:
-        assert groups is not None
-        _attach_watch(app, live, bot, i18n, config, groups)
+    _attach_watch(app, tables, bot, i18n, config, groups)
     if mode == "off":
         _attach_sending_only(app, bot)
         return
@@ -139,7 +111,7 @@ def _attach_watch(
     config: BotConfig,
     groups: GroupTables,
 ) -> None:
-    reach = Reach(tables, bot, i18n, config, clock=getattr(tables, "clock", time.time))
+    reach = Reach(tables, bot, i18n, config, clock=tables.clock)
     watch = TableWatch(
         tables, Pings(reach), TimeoutNotices(reach), GroupResults(reach, groups)
     )

@@ -12,5 +12,4 @@
 - `audit`     the audit of a settled hand, recomputed from the stored events
 - `directory`, `streams`, `errors`: the old directories (read once, to index a deployment
               that predates the indexes), stream and index names, error mapping
-- `bench`     `python -m service.tables.bench`: in-process throughput of the layer
 """

@@ -6,7 +6,7 @@ this protocol, so they can be tested against the real service on any store.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import msgspec
@@ -63,7 +63,26 @@ class FeedSink(Protocol):
         ...
 
 
+class PresenceBook(Protocol):
+    """Who has a table open, across every replica (`service.tables.presence.Presence`)."""
+
+    async def opened(self, table_id: str, user_id: int) -> str:
+        """A socket of `user_id` to `table_id` is open; the token to close it with."""
+        ...
+
+    async def closed(self, token: str) -> None: ...
+
+    async def watching(self, table_id: str, user_id: int) -> bool:
+        """Has `user_id` a socket open to `table_id` on any replica?"""
+        ...
+
+
 class Tables(Protocol):
+    @property
+    def presence(self) -> PresenceBook:
+        """Where a socket counts as its user having the table open, from `ready` to close."""
+        ...
+
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0
     ) -> str: ...
@@ -119,12 +138,20 @@ class Tables(Protocol):
         self, user: User | None, table_id: str, after: int
     ) -> tuple[int, list[JSON]]: ...
 
-    def subscribe(
-        self, user: User | None, table_id: str, after: int, *, views: bool = False
-    ) -> AsyncIterator[JSON]:
-        """Projected events `{"version","type","at","data","hash"}` after `after`, then live
-        ones (`hash`: the event's chain hash).
-        With `views`, an item may also carry "view": the caller's view at its version."""
+    async def watch(
+        self,
+        user: User | None,
+        table_id: str,
+        after: int,
+        sink: FeedSink,
+        *,
+        views: bool = False,
+        hold_limit: int = 1024,
+    ) -> None:
+        """Push the projected events after `after`, then the live ones, to `sink`: consecutive
+        `FeedItem`s, never a repeat, the catch-up paced by `sink.drained()`. With `views`, the
+        newest item of a delivery has the caller's view when at hand. Runs until cancelled;
+        raises what ends the feed (`SubscriberTooSlow`, `ServiceError`: 404 for no table)."""
         ...
 
     async def audit(self, table_id: str, hand: int) -> JSON: ...

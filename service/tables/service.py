@@ -14,7 +14,7 @@ import re
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -642,36 +642,6 @@ class TableService:
             viewer = user.id if user else None
             return version, [self._project(e, viewer) for e in stored]
 
-    async def subscribe(
-        self, user: User | None, table_id: str, after: int, *, views: bool = False
-    ) -> AsyncIterator[JSON]:
-        """Projected events after `after`, then live ones. With `views`, each item also has
-        "view": a `LazyView` of the caller's view at that item's version, whenever that state
-        is at hand (every live event; in a catch-up, at least the newest), taken from the
-        process's trail of folded states rather than by reading the store. Lazy, because a
-        sender that already holds a newer event skips the older one's view."""
-        async with service_errors():
-            _check_after(after)
-            await self._existing(table_id)
-        viewer = user.id if user else None
-        reloaded = False
-        async with service_errors():  # an outage mid-feed is a 503 too (SubscriberTooSlow passes)
-            async for stored in self.store.subscribe(self.streams.table(table_id), after):
-                event = decode_table_event(stored.data)
-                item = self._project(stored, viewer, event)
-                # Every event of the feed is folded once per process (not per subscriber):
-                # it keeps the cached state and the timer driver current for free.
-                state = self.repo.state_at(table_id, stored.version, event)
-                if views:
-                    if state is None and not reloaded:
-                        reloaded = True  # a catch-up from before the trail: read once
-                        loaded = await self.repo.load(table_id)
-                        if loaded.version == stored.version:
-                            state = loaded.state
-                    if state is not None:
-                        item["view"] = LazyView(state, viewer, stored.version)
-                yield item
-
     async def watch(
         self,
         user: User | None,
@@ -682,8 +652,8 @@ class TableService:
         views: bool = False,
         hold_limit: int = 1024,
     ) -> None:
-        """What `subscribe` yields, pushed instead: `sink.deliver(items)` gets consecutive
-        `LiveEvent`s (catch-up pages, then every batch the process's table feed reads), each
+        """Projected events after `after`, then live ones, pushed: `sink.deliver(items)` gets
+        consecutive `LiveEvent`s (catch-up pages, then every batch the process's feed reads), each
         projected, encoded and viewed once per process however many sockets watch the table.
         With `views`, the newest item of a delivery has its state when at hand. Runs until
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
@@ -721,44 +691,6 @@ class TableService:
             raise ServiceError(404, "hand_not_found", "hands are numbered from 1")
         if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
             raise not_found(str(table_id))
-
-    # -- accounting (tests, operators) -------------------------------------------------------
-
-    async def chips(self, user_ids: list[int], table_ids: list[str]) -> dict[str, int]:
-        """Σ grants vs Σ wallets + Σ chips at tables (+ reservations not yet seated)."""
-        granted = balances = held = 0
-        for user_id in user_ids:
-            _, state = await self.bank.load(user_id)
-            granted += state.granted
-            balances += state.balance
-            for transfer_id, reservation in state.reserved.items():
-                stream = self.streams.table(reservation.table_id)
-                if await self.store.find_action(stream, f"sit:{transfer_id}") is None:
-                    held += reservation.amount
-        at_tables = 0
-        for table_id in table_ids:
-            loaded = await self.repo.load(table_id)
-            if loaded.state is not None:
-                at_tables += loaded.state.chips_in_play()
-        return {"granted": granted, "wallets": balances, "held": held, "tables": at_tables}
-
-
-class LazyView:
-    """The caller's view at one version, computed on first call (a view is the costliest part
-    of a frame, and a frame followed by a newer one needs none)."""
-
-    __slots__ = ("_state", "_version", "_view", "_viewer")
-
-    def __init__(self, state: TableState, viewer: int | None, version: int) -> None:
-        self._state = state
-        self._viewer = viewer
-        self._version = version
-        self._view: JSON | None = None
-
-    def __call__(self) -> JSON:
-        if self._view is None:
-            self._view = table_view(self._state, self._viewer, self._version)
-        return self._view
 
 
 def _implements_the_facade(service: TableService) -> Tables:

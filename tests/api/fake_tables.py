@@ -2,24 +2,52 @@
 
 It is not the game: one seat list and a log of "acted" events, with the facade's idempotency
 and version-check contract, so the adapter's own behaviour can be tested in milliseconds.
-The real service is exercised by the e2e tests.
+Its feed pushes like the real one (`watch`: a catch-up paced by the sink, then every append
+handed on as it is made) and its presence is the real `Presence` on an in-memory key-value
+store. The real service is exercised by the e2e tests.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from functools import partial
-from typing import Any
 
+import fakeredis
+import msgspec
+
+from events.store.kv import RedisKeyValue
 from service.game.errors import GameError
 from service.game.settings import TableSettings
-from service.tables.facade import JSON, ServiceError, User
+from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.presence import Presence
+
+_encode = msgspec.json.Encoder().encode
+PAGE = 100  # events per catch-up delivery
 
 
-def _longer(log: list[JSON], n: int) -> bool:
-    return len(log) > n
+def memory_key_value() -> RedisKeyValue:
+    """The real key-value store on an in-memory Redis (fakeredis, Lua via lupa)."""
+    return RedisKeyValue(fakeredis.aioredis.FakeRedis(server=fakeredis.FakeServer(version=(7, 0))))
+
+
+class FakeItem:
+    """One logged event as the feed hands it on (a `FeedItem`); its view is the fake's view
+    at its version, tagged with the viewer it was made for."""
+
+    __slots__ = ("event", "fake", "table_id", "version")
+
+    def __init__(self, fake: FakeTables, table_id: str, event: JSON) -> None:
+        self.fake = fake
+        self.table_id = table_id
+        self.event = event
+        self.version = int(event["version"])
+
+    def event_json(self, viewer: int | None) -> bytes:
+        return _encode(self.event)
+
+    def view_json(self, viewer: int | None) -> bytes | None:
+        view = self.fake.view_of(self.table_id)
+        return _encode({**view, "version": self.version, "viewer": viewer})
 
 
 class FakeTables:
@@ -27,10 +55,11 @@ class FakeTables:
         self.tables: dict[str, list[JSON]] = {}
         self.seats: dict[str, list[int]] = {}
         self.actions: dict[tuple[str, str], int] = {}
-        self.changed = asyncio.Condition()
-        self.burst = 0  # events a subscriber gets at once, for slow-client tests
+        self.sinks: dict[str, set[FeedSink]] = {}  # the live watchers of each table
+        self.burst = 0  # events one action appends at once, for slow-client tests
         self.pad = 0  # and their size
         self.language = "en"
+        self.presence = Presence(memory_key_value())
 
     def _log(self, table_id: str) -> list[JSON]:
         if table_id not in self.tables:
@@ -40,8 +69,9 @@ class FakeTables:
     async def _append(self, table_id: str, type_: str, data: JSON) -> int:
         log = self._log(table_id)
         log.append({"version": len(log) + 1, "type": type_, "at": time.time(), "data": data})
-        async with self.changed:
-            self.changed.notify_all()
+        item = [FakeItem(self, table_id, log[-1])]
+        for sink in list(self.sinks.get(table_id, ())):  # as the real feed hands on an append
+            sink.deliver(item)
         return len(log)
 
     async def create_table(self, user: User, settings: TableSettings, *,
@@ -110,6 +140,9 @@ class FakeTables:
         return len(self._log(table_id))
 
     async def view(self, user: User | None, table_id: str) -> JSON:
+        return self.view_of(table_id)
+
+    def view_of(self, table_id: str) -> JSON:
         log = self._log(table_id)
         return {"table_id": table_id, "version": len(log), "settings": {}, "hand": None,
                 "seats": [], "you": {"seat": None, "cards": None, "score": None, "legal": []}}
@@ -118,29 +151,36 @@ class FakeTables:
         log = self._log(table_id)
         return len(log), log[after:]
 
-    async def subscribe(self, user: User | None, table_id: str,
-                        after: int, *, views: bool = False) -> AsyncIterator[JSON]:
+    async def watch(self, user: User | None, table_id: str, after: int, sink: FeedSink, *,
+                    views: bool = False, hold_limit: int = 1024) -> None:
         log = self._log(table_id)
         sent = after
-        while True:
-            while sent < len(log):
-                sent += 1
-                item = log[sent - 1]
-                if views:  # the fake's view at that version, tagged with the viewer
-                    view = {**await self.view(user, table_id), "version": sent,
-                            "viewer": user.id if user else None}
-                    item = {**item, "view": view}
-                yield item
-            async with self.changed:
-                await self.changed.wait_for(partial(_longer, log, sent))
+        while sent < len(log):  # the catch-up, in pages, paced by the sink
+            page = log[sent:sent + PAGE]
+            sink.deliver([FakeItem(self, table_id, e) for e in page])
+            sent += len(page)
+            await sink.drained()
+        # Live from here: nothing can be appended between the check above and this line.
+        watchers = self.sinks.setdefault(table_id, set())
+        watchers.add(sink)
+        try:
+            await asyncio.get_running_loop().create_future()  # until cancelled
+        finally:
+            watchers.discard(sink)
 
     async def audit(self, table_id: str, hand: int) -> JSON:
         self._log(table_id)
         raise ServiceError(409, "hand_in_progress", "the hand is not settled yet")
 
+    async def export(self, table_id: str, hand: int) -> JSON:
+        return await self.audit(table_id, hand)
 
-def _typecheck(tables: FakeTables) -> Any:
-    from service.tables.facade import Tables
+    async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
+        if user.id not in self.seats.get(table_id, []):
+            raise ServiceError(403, "not_seated", "you have no seat at this table")
+        return await self.view(user, table_id)
 
-    checked: Tables = tables
-    return checked
+
+def _typecheck(tables: FakeTables) -> Tables:
+    """Never called: mypy proves the double is the adapters' port."""
+    return tables

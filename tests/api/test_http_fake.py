@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
@@ -56,6 +57,15 @@ async def test_missing_and_forged_init_data_is_401(client: Client) -> None:
 
 async def test_dev_route_absent_with_a_bot_token(client: Client) -> None:
     assert await error_of(await client.get("/dev/init-data?user_id=1"), 404) == "not_found"
+
+
+def test_an_app_given_tables_runs_no_bot_on_them(fake: FakeTables) -> None:
+    """The bot runs on the app's own TableService (the bot's port is wider than the API's):
+    asked to run it on tables handed in, the app says so at once rather than start half a
+    bot."""
+    config = Config(bot_token="4242:api-test-token", bot_mode="polling")
+    with pytest.raises(ValueError, match="own TableService"):
+        make_app(config, tables=fake)
 
 
 async def test_dev_mode_signs_test_users(fake: FakeTables) -> None:

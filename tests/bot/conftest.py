@@ -16,7 +16,7 @@ from aiohttp import web
 
 from service.bot import attach_bot
 from service.bot.i18n import Catalogs, make_i18n
-from service.tables.facade import Tables
+from service.bot.ports import LiveTables
 from tests import ports
 from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
@@ -86,7 +86,7 @@ async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
     """Start an aiohttp app (on a real port) with the bot attached; returns its base URL."""
     runners: list[web.AppRunner] = []
 
-    async def start(tables: Tables, *, mode: str, public_url: str | None = PUBLIC_URL) -> str:
+    async def start(tables: LiveTables, *, mode: str, public_url: str | None = PUBLIC_URL) -> str:
         app = web.Application()
         attach_bot(app, tables, token=TOKEN, mode=mode, public_url=public_url,
                    telegram_api_url=fake_api.url)

@@ -1,22 +1,39 @@
-"""A minimal in-memory `BotTables` for bot tests that need no game: tables exist or they
-don't, and profiles fold the same decisions the service uses (`service.tables.profiles`)."""
+"""A minimal in-memory `LiveTables` for bot tests that need no game: tables exist or they
+don't (with no state: no game is played, so the bot's watch never hears of one), profiles fold
+the same decisions the service uses (`service.tables.profiles`), and the key-value store and
+presence are the real ones on an in-memory Redis."""
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
+from events.profile import AnyProfileEvent
+from service.bot.ports import LiveTables
 from service.game.settings import TableSettings
+from service.game.state import TableState
 from service.tables import profiles
 from service.tables.facade import JSON, ServiceError, User
+from service.tables.presence import Presence
 from service.tables.profiles import Profile
+from service.tables.repo import TableObserver
+from service.tables.streams import Streams
+from tests.api.fake_tables import memory_key_value
 
 
 class StubTables:
     def __init__(self) -> None:
         self.created: dict[str, tuple[User, TableSettings]] = {}
         self.profiles: dict[int, Profile] = {}
+        self.kv = memory_key_value()
+        self.presence = Presence(self.kv)
+        self.streams = Streams(f"stub{uuid.uuid4().hex[:8]}:")
+        self.observers: list[TableObserver] = []
+        self.clock = time.time
+
+    async def state(self, table_id: str) -> tuple[int, TableState | None]:
+        return (1 if table_id in self.created else 0), None
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0
@@ -39,7 +56,7 @@ class StubTables:
 
     # -- profiles -------------------------------------------------------------------------------
 
-    def _decide(self, user_id: int, events: list[profiles.AnyProfileEvent]) -> Profile:
+    def _decide(self, user_id: int, events: list[AnyProfileEvent]) -> Profile:
         profile = profiles.fold(events, self.profiles.get(user_id, profiles.EMPTY))
         self.profiles[user_id] = profile
         return profile
@@ -68,7 +85,10 @@ class StubTables:
     async def _unused(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the bot should not call this")
 
-    list_tables = me = seat = leave = act = events = audit = _unused
+    list_tables = me = seat = leave = rebuy = hands = set_client_seed = act = _unused
+    events = watch = audit = export = _unused
 
-    def subscribe(self, user: User | None, table_id: str, after: int) -> AsyncIterator[JSON]:
-        raise AssertionError("the bot should not subscribe")
+
+def _typecheck(tables: StubTables) -> LiveTables:
+    """Never called: mypy proves the double is the bot's port."""
+    return tables

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from events.table import CardsDealt, HandSettled
 from service.game.deck import mix_of, shuffled_deck_v2
 from service.game.state import encode_state
 from service.tables import audit as audit_module
+from service.tables.facade import FeedItem
 from service.tables.service import TableService
 from tests.fair.tamper import edit, tamper
 from tests.service.conftest import Factory, FakeClock
@@ -132,32 +134,51 @@ async def test_snapshot_at_each_settled_hand_and_a_bad_one_is_ignored(
     assert report["checks"]["replay"] is False and not report["verified"]
 
 
-async def test_subscribe_catches_up_then_goes_live(services: Factory, clock: FakeClock) -> None:
+class _Received:
+    """A feed sink that keeps each event as its viewer gets it."""
+
+    def __init__(self, viewer: int) -> None:
+        self.viewer = viewer
+        self.events: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
+
+    def deliver(self, items: Sequence[FeedItem]) -> None:
+        self.events += [msgspec.json.decode(i.event_json(self.viewer)) for i in items]
+        self.arrived.set()
+
+    async def drained(self) -> None:
+        await asyncio.sleep(0)
+
+    async def until(self, count: int) -> None:
+        async with asyncio.timeout(5):
+            while len(self.events) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+async def test_watch_catches_up_then_goes_live(services: Factory, clock: FakeClock) -> None:
     service = await services()
     users = make_users(2)
     table_id = await seated_table(service, users)
     version, past = await service.events(users[0], table_id, 0)
-    received: list[dict[str, object]] = []
-
-    async def listen() -> None:
-        async for event in service.subscribe(users[0], table_id, 2):
-            received.append(event)
-            if len(received) >= version - 2 + 1:
-                return
-
-    task = asyncio.create_task(listen())
-    await asyncio.sleep(0.1)
-    turn = (await service.view(None, table_id))["hand"]["turn"]
-    seats = {u.id: (await service.view(u, table_id))["you"]["seat"] for u in users}
-    on_turn = next(u for u in users if seats[u.id] == turn)
-    await service.act(on_turn, table_id, action_id="live", type="look")
-    await asyncio.wait_for(task, 5)
-    assert [e["version"] for e in received] == list(range(3, version + 2))
-    assert received[: version - 2] == past[2:]
+    received = _Received(users[0].id)
+    task = asyncio.create_task(service.watch(users[0], table_id, 2, received))
+    try:
+        await received.until(version - 2)  # the catch-up
+        turn = (await service.view(None, table_id))["hand"]["turn"]
+        seats = {u.id: (await service.view(u, table_id))["you"]["seat"] for u in users}
+        on_turn = next(u for u in users if seats[u.id] == turn)
+        await service.act(on_turn, table_id, action_id="live", type="look")
+        await received.until(version - 2 + 1)  # and the live event
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert [e["version"] for e in received.events] == list(range(3, version + 2))
+    assert received.events[: version - 2] == past[2:]
     # the other player's cards never reach this viewer
-    for event in received:
+    for event in received.events:
         if event["type"] == "cards_dealt":
-            assert all(c is None for c in event["data"]["cards"].values())  # type: ignore[index]
+            assert all(c is None for c in event["data"]["cards"].values())
 
 
 async def _showdown_hand(services: Factory) -> tuple[TableService, str]:

@@ -17,7 +17,7 @@ from service.tables.facade import ServiceError
 from service.tables.service import TableService
 from service.tables.transfers import leave_action, sit_action
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, seated_table
+from tests.service.helpers import assert_conserved, chip_totals, make_users, seated_table
 
 pytestmark = pytest.mark.redis
 
@@ -101,7 +101,7 @@ async def test_left_but_not_credited_is_credited(services: Factory, clock: FakeC
         action_id=leave_action(transfer_id),
     )
     assert outcome.status == "appended"
-    totals = await service.chips([u.id for u in users], [table_id])
+    totals = await chip_totals(service, [u.id for u in users], [table_id])
     lost = totals["granted"] - totals["wallets"] - totals["tables"]
     assert lost > 0  # in flight: the table paid out, the wallet has not credited yet
     reconciler = await services()

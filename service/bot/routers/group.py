@@ -66,7 +66,7 @@ async def on_newtable_group(
     bot: Bot,
     tables: BotTables,
     config: BotConfig,
-    groups: GroupTables | None,
+    groups: GroupTables,
     i18n: Catalogs,
 ) -> None:
     sender = message.from_user
@@ -84,8 +84,7 @@ async def on_newtable_group(
         log.warning("/newtable in %s failed: %s", message.chat.id, exc)
         await message.reply(texts.newtable_failed())
         return
-    if groups is not None:
-        await groups.bind(message.chat.id, table_id, i18n.current_locale)
+    await groups.bind(message.chat.id, table_id, i18n.current_locale)
     me = await bot.me()
     text = texts.newtable_created(sender.full_name, settings.ante, settings.max_seats)
     if me.username is None:  # every real bot has one; a misconfigured fake might not
@@ -102,16 +101,16 @@ async def on_newtable_private(message: Message, config: BotConfig) -> None:
 
 
 async def on_tables_group(
-    message: Message, bot: Bot, tables: BotTables, groups: GroupTables | None
+    message: Message, bot: Bot, tables: BotTables, groups: GroupTables
 ) -> None:
     """The group's tables with a free seat, each with a button to join it."""
     listed: list[str] = []
     lines = [texts.group_tables_header()]
-    for table_id in await groups.tables_of(message.chat.id) if groups is not None else []:
+    for table_id in await groups.tables_of(message.chat.id):
         try:
             view = await tables.view(None, table_id)
         except ServiceError as exc:
-            if exc.status == 404 and groups is not None:
+            if exc.status == 404:
                 await groups.unbind(message.chat.id, table_id)
             continue
         settings = view["settings"]

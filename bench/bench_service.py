@@ -1,4 +1,4 @@
-"""In-process benchmark of the application layer: `python -m service.tables.bench`.
+"""In-process benchmark of the application layer: `python bench/bench_service.py`.
 
 Two figures, on the Redis at REDIS_URL (default the local one), in a throw-away namespace:
 - `act`: player actions through `TableService.act` (find_action + load tail + decide + append),
