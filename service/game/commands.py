@@ -24,6 +24,8 @@ class CreateTable(Command, frozen=True, kw_only=True):
     table_id: str
     settings: TableSettings
     created_by: int  # user id
+    # The deployment's idle limit, recorded in `table_created` (0.0: the rule's day).
+    idle_close_seconds: float = 0.0
 
 
 class SitDown(Command, frozen=True, kw_only=True):

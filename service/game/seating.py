@@ -7,12 +7,13 @@ Choices where RULES.md is silent:
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
 - A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
   and the pause after the last hand is over; otherwise the next Tick starts it.
-- A closed table (`table_closed`, after a day with nobody seated) refuses seats:
-  `table_closed`.
+- A closed table (`table_closed`, after its idle limit with nobody seated: the deployment's
+  setting recorded at creation, else a day) refuses seats: `table_closed`.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 from events import table as ev
@@ -32,10 +33,14 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
     if not c.table_id:
         raise GameError("invalid_settings", "a table needs an id")
     settings = validated(c.settings)
+    idle = c.idle_close_seconds
+    if type(idle) not in (int, float) or not 0 <= idle < math.inf:  # NaN fails both
+        raise GameError("invalid_settings", "the idle limit is a number of seconds, 0 or more")
     if len(c.seed) != SEED_BYTES:  # no seed (some tests): hand 1 is dealt v1
         return [
             ev.TableCreated(
-                table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now
+                table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now,
+                idle_close_seconds=float(idle),
             )
         ]
     committed = commitment(c.seed)  # hand 1's server seed, committed to from the start
@@ -46,6 +51,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
             created_by=c.created_by,
             created_at=c.now,
             next_commitment=committed,
+            idle_close_seconds=float(idle),
         ),
         ev.SeedDrawn(commitment=committed, seed=c.seed.hex()),
     ]
