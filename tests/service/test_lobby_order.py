@@ -12,12 +12,16 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import msgspec
 import pytest
 
 from events.codec import decode_table_event
 from events.store import open_store
+from events.store.base import IndexOp
 from events.table import TableClosed
 from service.game.settings import TableSettings
+from service.tables.index import lobby_removals, summary_of
+from service.tables.lobby import unranked_tables
 from service.tables.service import TableService
 from tests.service.conftest import FAST, Factory, FakeClock
 from tests.service.helpers import make_users, seated_table
@@ -202,3 +206,32 @@ async def test_an_empty_table_closes_after_the_idle_limit_and_a_seated_one_does_
 
 async def _polled(service: TableService, count: int) -> bool:
     return service.driver.polls >= count
+
+
+async def test_a_lobby_indexed_before_ranks_is_ranked_once_at_start(
+    services: Factory, clock: FakeClock
+) -> None:
+    """The v1 lobby kept each table under its bare id: a service of this code ranks those
+    entries once (`ensure_indexes`), and pages through a half-ranked lobby meanwhile."""
+    old = await services()
+    users = make_users(3)
+    empty = [await old.create_table(users[2], SETTINGS) for _ in range(4)]
+    live = await seated_table(old, users[:2], SETTINGS)
+    for table_id in [*empty, live]:  # rewrite each entry as the v1 code wrote it
+        loaded = await old.repo.load(table_id)
+        assert loaded.state is not None
+        summary = msgspec.json.encode(summary_of(loaded.state))
+        v1 = [*lobby_removals(old.streams.lobby, table_id),
+              IndexOp(old.streams.lobby, table_id, 0.0, summary)]
+        stream = old.streams.table(table_id)
+        assert await old.store.set_index(stream, expected_version=loaded.version, changes=v1)
+    await old.store.mark(old.streams.index_meta, "v1", clock())
+    assert sorted(await unranked_tables(old.store, old.streams.lobby)) == sorted([*empty, live])
+    half = [r["table_id"] for r in await walk(old, 1)]  # bare cursors page on too
+    assert sorted(half) == sorted([*empty, live])
+
+    new = await services()
+    assert await new.ensure_indexes() == 5
+    assert await unranked_tables(new.store, new.streams.lobby) == []
+    assert [r["table_id"] for r in await walk(new, 2)] == [live, *sorted(empty)]
+    assert await new.ensure_indexes() == 0  # once per namespace
