@@ -52,7 +52,7 @@ class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
 LIVE, WAITING, FULL, EMPTY = "0", "1", "2", "3"
 RANKS = (LIVE, WAITING, FULL, EMPTY)
 STATUS = {LIVE: "live", WAITING: "waiting", FULL: "full", EMPTY: "empty"}
-SEPARATOR = "."  # never in a table id (`service.TABLE_ID`): a member without it is older
+SEPARATOR = "."  # never in a table id (`TableService`'s `TABLE_ID`): a member without it is older
 
 
 def rank_of(state: TableState) -> str:
@@ -71,11 +71,6 @@ def rank_of(state: TableState) -> str:
 def member(rank: str, table_id: str) -> str:
     """The table's member in the lobby index at `rank`."""
     return rank + SEPARATOR + table_id
-
-
-def table_of(lobby_member: str) -> str:
-    """The table id in a lobby member (a member written before ranks is the id itself)."""
-    return lobby_member.partition(SEPARATOR)[2] or lobby_member
 
 
 def lobby_removals(lobby: str, table_id: str, *, keep: str | None = None) -> list[IndexOp]:

@@ -20,9 +20,18 @@ from events.store import open_store
 from events.store.base import IndexOp
 from events.table import TableClosed
 from service.game.settings import TableSettings
-from service.tables.index import lobby_removals, summary_of
+from service.tables.index import (
+    EMPTY,
+    FULL,
+    LIVE,
+    WAITING,
+    lobby_removals,
+    rank_of,
+    summary_of,
+)
 from service.tables.lobby import unranked_tables
 from service.tables.service import TableService
+from tests.game.tablekit import Table
 from tests.service.conftest import FAST, Factory, FakeClock
 from tests.service.helpers import make_users, seated_table
 
@@ -60,6 +69,28 @@ async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 15.0
             return
         await asyncio.sleep(0.02)
     raise AssertionError("condition not reached in time")
+
+
+def test_a_table_ranks_by_what_a_player_would_find_there() -> None:
+    """Live while a hand is on or the next one is coming (and a seat is free), waiting while
+    the seated cannot start one, full, empty -- as the table moves through them."""
+    a, b, c = 11, 12, 13
+    t = Table(ante=1, max_seats=3, next_hand_seconds=5)
+    assert rank_of(t.s) == EMPTY
+    t.sit(a)
+    assert rank_of(t.s) == WAITING
+    t.sit(b)
+    assert t.s.phase == "blind" and rank_of(t.s) == LIVE
+    t.act(b, "pass")
+    t.act(b, "fold")
+    assert t.s.phase == "settled" and t.s.can_start_hand() and rank_of(t.s) == LIVE
+    t.sit(c)
+    assert rank_of(t.s) == FULL
+    t.leave(c)
+    t.leave(a)
+    assert t.s.phase == "settled" and rank_of(t.s) == WAITING  # one left: nobody to play
+    t.leave(b)
+    assert rank_of(t.s) == EMPTY
 
 
 async def test_the_first_page_lists_the_live_tables_then_the_waiting_ones(
