@@ -55,6 +55,10 @@ class TableCreated(
     created_by: int
     created_at: float = 0.0
     next_commitment: str = ""  # sha256 of hand 1's server seed (v2); "" in older logs
+    # How long the table may stay with nobody seated before a Tick closes it, as the
+    # deployment set it when the table was created (0.0: not recorded, as in older logs:
+    # the rule's day, `service.game.state.IDLE_CLOSE_SECONDS`).
+    idle_close_seconds: float = 0.0
 
 
 class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):

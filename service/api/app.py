@@ -97,7 +97,9 @@ def _own_service(app: web.Application, config: Config) -> TableService:
     from service.tables.service import TableService
 
     store = open_store(config.redis_url)
-    service = TableService(store, namespace=config.namespace)
+    service = TableService(
+        store, namespace=config.namespace, idle_close_seconds=config.idle_close_seconds
+    )
 
     async def lifecycle(_app: web.Application) -> AsyncIterator[None]:
         await service.start()

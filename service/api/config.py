@@ -42,6 +42,9 @@ class Config:
     namespace: str = ""  # a prefix for every stream name: several deployments on one Redis
     log_format: str = "text"  # or "json": one JSON object a line (service/logs.py)
     listen_backlog: int = 4096  # the listening socket's queue (the kernel caps it at somaxconn)
+    # How long a table may stay with nobody seated (after its creation, or after its last
+    # player left) before it closes; recorded in each table as it is created.
+    idle_close_seconds: int = 600
     # Dev mode signs test users with a random per-process token, made once here.
     # Dev mode signs test users with a random per-process token made here, unless DEV_TOKEN
     # shares one between dev-mode replicas.
@@ -92,6 +95,7 @@ class Config:
             namespace=_namespace(get("SVARA_NAMESPACE")),
             log_format=_log_format(get("LOG_FORMAT")),
             listen_backlog=_int(get, "LISTEN_BACKLOG", 4096, low=1),
+            idle_close_seconds=_int(get, "IDLE_CLOSE_SECONDS", 600, low=1),
         )
         dev_token = get("DEV_TOKEN")
         return replace(config, dev_token=dev_token) if dev_token else config

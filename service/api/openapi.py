@@ -92,7 +92,8 @@ _COMPONENT_SCHEMAS: JSON = {
     "TablePage": {"type": "object", "required": ["tables", "next"], "properties": {
         "tables": {"type": "array", "items": {"$ref": "#/components/schemas/TableSummary"}},
         "next": {"type": ["string", "null"],
-                 "description": "the cursor of the next page; null on the last page"}}},
+                 "description": "the cursor of the next page (a place in the lobby's order, "
+                                "not a count); null on the last page"}}},
     "TableSummary": {"type": "object", "required": [
         "table_id", "ante", "max_seats", "seated", "phase"], "properties": {
         "table_id": {"type": "string"}, "ante": {"type": "integer"},
@@ -100,7 +101,11 @@ _COMPONENT_SCHEMAS: JSON = {
         "seats_free": {"type": "integer"},
         "phase": {"enum": ["waiting", "blind", "betting", "svara_join", "settled"]},
         "created_by": {"type": "integer"}, "turn_seconds": {"type": "integer"},
-        "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"}}},
+        "min_buy_in": {"type": "integer"}, "max_buy_in": {"type": "integer"},
+        "status": {"enum": ["live", "waiting", "full", "empty"],
+                   "description": "the table's place in the lobby's order: `live` (a hand on, "
+                                  "or the next one coming, and a free seat), `waiting` "
+                                  "(players waiting for company), `full`, `empty`"}}},
     "Event": {"type": "object", "required": ["version", "type", "at", "data", "hash"],
               "properties": {
         "version": {"type": "integer"}, "type": {"type": "string"}, "at": {"type": "number"},
@@ -163,7 +168,7 @@ def openapi_document() -> JSON:
              "schema": {"type": "integer", "minimum": 1, "maximum": 200}}
     cursor = {"name": "cursor", "in": "query",
               "description": "the `next` of the page before (omit for the first page)",
-              "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
+              "schema": {"type": "string", "pattern": "^([0-9][.])?[A-Za-z0-9_-]{1,64}$"}}
     hand = {"name": "n", "in": "path", "required": True,
             "schema": {"type": "integer", "minimum": 1}}
     paths: JSON = {
@@ -181,9 +186,14 @@ def openapi_document() -> JSON:
             "(may the bot message them when it is their turn); answers like GET /api/me",
             _json(_OBJ), body="PreferencesBody")},
         "/api/tables": {
-            "get": _op("Open tables (every table not closed), a page at a time in table-id "
-                       "order; each row names its `host` (whom the table is named after, or "
-                       "null) and whether `practice` bots sit there",
+            "get": _op("Open tables (every table not closed), a page at a time in the order "
+                       "a player would join one: `live` tables first, then `waiting`, `full` "
+                       "and `empty` ones (`status`), each by table id. A walk of every page "
+                       "lists each table that keeps its status once; one whose status "
+                       "changes meanwhile is listed where it stands when each page is read "
+                       "(again, if it moved ahead; not, if it moved behind the cursor). Each "
+                       "row names its `host` (whom the table is named after, or null) and "
+                       "whether `practice` bots sit there",
                        _json(_ref("TablePage")), params=[limit, cursor]),
             "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
                         body="CreateTableBody", status="201"),

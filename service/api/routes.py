@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
@@ -14,10 +13,9 @@ from service.api.context import CONFIG, HEALTH_CHECK, TABLES, authenticate
 from service.api.errors import ApiError, Handler, json_errors, unmatched
 from service.api.openapi import openapi_document
 from service.game.settings import validated
+from service.tables.lobby import CURSOR, LOBBY_PAGE, MAX_LOBBY_PAGE
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
-LOBBY_PAGE = 50
-MAX_LOBBY_PAGE = 200
 _encode = msgspec.json.Encoder().encode
 
 
@@ -75,7 +73,7 @@ async def list_tables(request: web.Request) -> web.Response:
     if not 1 <= limit <= MAX_LOBBY_PAGE:
         raise ApiError(400, "invalid_parameter", f"limit must be between 1 and {MAX_LOBBY_PAGE}")
     cursor = request.query.get("cursor") or None
-    if cursor is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", cursor):
+    if cursor is not None and not CURSOR.fullmatch(cursor):
         raise ApiError(400, "invalid_parameter", "cursor must be the `next` of a page")
     return json_response(await request.app[TABLES].list_tables(limit=limit, cursor=cursor))
 

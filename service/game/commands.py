@@ -7,6 +7,7 @@ command; the decider uses it only when the command leads to a new deal.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import msgspec
@@ -24,6 +25,8 @@ class CreateTable(Command, frozen=True, kw_only=True):
     table_id: str
     settings: TableSettings
     created_by: int  # user id
+    # The deployment's idle limit, recorded in `table_created` (0.0: the rule's day).
+    idle_close_seconds: float = 0.0
 
 
 class SitDown(Command, frozen=True, kw_only=True):
@@ -129,7 +132,8 @@ _NO_AMOUNT: dict[str, type[Pass | Look | Call | Fold | JoinSvara | SkipSvara | S
 
 
 def check_numbers(command: TableCommand) -> None:
-    """Refuse numbers that are not whole numbers before any handler reads them.
+    """Refuse numbers that are not whole numbers (or, for an idle limit, not a number of
+    seconds) before any handler reads them.
 
     Clients' numbers reach commands already typed (the API decodes bodies with msgspec), but a
     direct caller may pass `1.5` or `"3"`. Checked here, in one place, because the compiled
@@ -143,6 +147,10 @@ def check_numbers(command: TableCommand) -> None:
     elif isinstance(command, SetClientSeed):
         if type(command.client_seed) is not str:
             raise GameError("invalid_client_seed", "a client seed is a string")
+    elif isinstance(command, CreateTable):
+        idle = command.idle_close_seconds
+        if type(idle) not in (int, float) or not 0 <= idle < math.inf:  # NaN fails both
+            raise GameError("invalid_settings", "the idle limit is a number of seconds, 0 or more")
     elif isinstance(command, SitDown):
         _whole(command.buy_in, "invalid_amount", "the buy-in must be a whole number of chips")
         if command.seat is not None:

@@ -68,6 +68,7 @@ def step(
 ) -> tuple[list[TableEvent], TableState]:
     """The events `command` produces and the state after them (refusal: GameError)."""
     if isinstance(command, cmd.CreateTable):
+        cmd.check_numbers(command)
         events = seating.create_table(state, command)
         return events, fold(events)
     if state is None:
@@ -79,6 +80,7 @@ def step(
 def decide(state: TableState | None, command: cmd.TableCommand) -> list[TableEvent]:
     """What happens when `command` meets `state`: the events to append, in order."""
     if isinstance(command, cmd.CreateTable):
+        cmd.check_numbers(command)
         return seating.create_table(state, command)
     if state is None:
         raise GameError("table_not_found", "no such table")

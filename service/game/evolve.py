@@ -78,6 +78,7 @@ def _table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         seats=(None,) * e.settings.max_seats,
         next_commitment=e.next_commitment,
         empty_since=e.created_at,
+        idle_close_seconds=e.idle_close_seconds,
     )
 
 

@@ -7,8 +7,8 @@ Choices where the rules are silent (docs/RULES.md "Where the rules leave a choic
 - Standing up mid-hand folds first (the fold may end the hand); the whole stack goes back.
 - A hand starts at once when a sit-down or sit-in leaves 2+ eligible players between hands
   and the pause after the last hand is over; otherwise the next Tick starts it.
-- A closed table (`table_closed`, after a day with nobody seated) refuses seats:
-  `table_closed`.
+- A closed table (`table_closed`, after its idle limit with nobody seated: the deployment's
+  setting recorded at creation, else a day) refuses seats: `table_closed`.
 - A rebuy stands the player up with `Leave(rebuy=<the new buy-in>)`, and that stand-up is
   refused unless the whole rebuy is allowed (`legal.verify_rebuy`): a refused rebuy leaves the
   player seated, as they were.
@@ -35,10 +35,12 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
     if not c.table_id:
         raise GameError("invalid_settings", "a table needs an id")
     settings = validated(c.settings)
+    idle = c.idle_close_seconds  # a number of seconds, 0 or more: `cmd.check_numbers`
     if len(c.seed) != SEED_BYTES:  # no seed (some tests): hand 1 is dealt v1
         return [
             ev.TableCreated(
-                table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now
+                table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now,
+                idle_close_seconds=float(idle),
             )
         ]
     committed = commitment(c.seed)  # hand 1's server seed, committed to from the start
@@ -49,6 +51,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
             created_by=c.created_by,
             created_at=c.now,
             next_commitment=committed,
+            idle_close_seconds=float(idle),
         ),
         ev.SeedDrawn(commitment=committed, seed=c.seed.hex()),
     ]

@@ -20,7 +20,9 @@ HandPhase = Literal["blind", "betting", "svara_join", "settled"]
 TablePhase = Literal["waiting", "blind", "betting", "svara_join", "settled", "closed"]
 
 # A table with nobody seated for this long is closed by the next Tick (`table_closed`), so
-# forgotten tables leave the lobby and the timers for good.
+# forgotten tables leave the lobby and the timers for good. This is the limit of a table whose
+# `table_created` records none (older logs, callers that set none); a deployment records its
+# own (`TableState.idle_close_seconds`, the server's IDLE_CLOSE_SECONDS setting).
 IDLE_CLOSE_SECONDS = 86_400.0
 
 
@@ -123,6 +125,12 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     # log written before it existed does not say (such a table closes at the next Tick).
     empty_since: float | None = None
     closed: bool = False
+    idle_close_seconds: float = 0.0  # as `table_created` recorded it (0.0: none recorded)
+
+    @property
+    def idle_limit(self) -> float:
+        """How long the table may stay with nobody seated before it closes."""
+        return self.idle_close_seconds or IDLE_CLOSE_SECONDS
 
     @property
     def phase(self) -> TablePhase:
@@ -173,7 +181,7 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
             return None
         if all(s is None for s in self.seats):  # (no hand is in play: nobody is seated)
             since = self.empty_since if self.empty_since is not None else 0.0
-            return since + IDLE_CLOSE_SECONDS
+            return since + self.idle_limit
         return None
 
     def chips_in_play(self) -> int:

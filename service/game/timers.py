@@ -4,7 +4,7 @@ A Tick before the deadline (or with none) is refused `not_due`, so timers may fi
 late, twice or on several replicas: one Tick per deadline wins the version check.
 docs/RULES.md "Time": a turn timeout counts toward sitting out (two in a row); letting a svara
 join window lapse does not (it is declining an offer, not a missed turn). A table nobody has
-sat at for `IDLE_CLOSE_SECONDS` is closed (`table_closed`).
+sat at for its idle limit (`TableState.idle_limit`) is closed (`table_closed`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from events import table as ev
 from service.game import commands as cmd
 from service.game import flow
 from service.game.errors import GameError
-from service.game.state import IDLE_CLOSE_SECONDS
 from service.game.tx import Tx
 
 SIT_OUT_AFTER = 2  # consecutive turn timeouts
@@ -35,8 +34,8 @@ def tick(tx: Tx, c: cmd.Tick) -> None:
         flow.close_svara_window(tx)
     elif state.can_start_hand():
         flow.start_hand(tx)
-    else:  # the only other deadline: nobody seated for IDLE_CLOSE_SECONDS
-        tx.emit(ev.TableClosed(reason="idle", idle_seconds=IDLE_CLOSE_SECONDS))
+    else:  # the only other deadline: nobody seated for the table's idle limit
+        tx.emit(ev.TableClosed(reason="idle", idle_seconds=state.idle_limit))
 
 
 def _turn_timeout(tx: Tx) -> None:

@@ -8,6 +8,7 @@
 - `driver`    the per-process worker: turn timeouts, svara windows, next hands, idle tables
               closed, practice bots; it asks the wake index what is due
 - `index`     the lobby and wake indexes kept beside the streams, written with each append
+- `lobby`     the lobby's pages, in the order a player would join a table, and their cursor
 - `bots`      the practice bots' identities and strategy
 - `audit`     the audit of a settled hand, recomputed from the stored events
 - `directory`, `streams`, `errors`: the old directories (read once, to index a deployment

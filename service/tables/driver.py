@@ -1,5 +1,6 @@
 """The per-process worker that makes tables move without a human: turn timeouts, the svara join
-window, the next hand after a pause, closing a table idle for a day, and practice bots' turns.
+window, the next hand after a pause, closing a table left empty for its idle limit, and
+practice bots' turns.
 
 Schedule: every table's next wake-up is `state.deadline` (a Tick) or, when a practice bot is
 being waited on, its think time (`wake_for`). That time is written into the store's wake index
@@ -36,7 +37,7 @@ from service.game.state import TableState
 from service.game.view import view as table_view
 from service.tables.bots import choose, is_bot, rng_for, waiting_on
 from service.tables.facade import ServiceError
-from service.tables.index import full_changes
+from service.tables.index import full_changes, lobby_removals
 from service.tables.repo import TableRepo
 
 log = logging.getLogger(__name__)
@@ -253,7 +254,7 @@ class Driver:
         moved, a replica's clock ahead of this one's) must not be due again at once."""
         if state is None:
             changes = [IndexOp(self.wake_index, table_id, None),
-                       IndexOp(self.lobby_index, table_id, None)]
+                       *lobby_removals(self.lobby_index, table_id)]
         else:
             wake = self.wake_for(table_id, version, state)
             if wake is not None and wake <= self.clock():

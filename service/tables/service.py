@@ -17,8 +17,6 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import msgspec
-
 from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, IndexOp, StoredEvent, StoreUnavailable
 from events.store.kv import KeyValue, key_value_of
@@ -46,8 +44,9 @@ from service.tables.errors import (
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.history import MAX_LIMIT as MAX_HISTORY
 from service.tables.history import recent_hands
-from service.tables.index import decode_summary, full_changes, table_changes
+from service.tables.index import full_changes, table_changes
 from service.tables.live import Feeds
+from service.tables.lobby import LOBBY_PAGE, lobby_page, unranked_tables
 from service.tables.presence import Presence
 from service.tables.profiles import (
     Profile,
@@ -66,9 +65,7 @@ log = logging.getLogger(__name__)
 MAX_ACTION_ID = 128
 TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
-LOBBY_PAGE = 50  # tables per page of `list_tables` unless asked otherwise
-MAX_LOBBY_PAGE = 200
-INDEX_VERSION = "v1"  # the index layout this code writes (see `ensure_indexes`)
+INDEX_VERSION = "v2"  # the index layout this code writes (v2: ranked lobby members)
 
 
 # The highest version a reader may name (JavaScript's exact integers, as the API's `after`):
@@ -104,7 +101,9 @@ class TableService:
         bots_play_alone: bool = False,
         kv: KeyValue | None = None,
         presence_ttl: float = 60.0,
+        idle_close_seconds: float = 0.0,  # a new table's idle limit (0: the rule's day)
     ) -> None:
+        self.idle_close_seconds = idle_close_seconds
         self.store = store
         # Operational state beside the log (presence, the bot's dedup marks): never facts.
         self.kv = kv if kv is not None else key_value_of(store)
@@ -245,18 +244,24 @@ class TableService:
 
     async def ensure_indexes(self) -> int:
         """Once per namespace: index what was created before the indexes existed (the tables
-        and wallets of the old directory streams). Every table created since is indexed by
-        its own appends. Returns how many streams it indexed."""
+        and wallets of the old directory streams), or, where the v1 indexes exist, rank the
+        lobby entries they wrote. Every table created since is indexed by its own appends.
+        Returns how many streams it indexed."""
         meta = self.streams.index_meta
-        if any(m == INDEX_VERSION for m, _ in await self.store.marked(meta)):
+        versions = {m for m, _ in await self.store.marked(meta)}
+        if INDEX_VERSION in versions:
             return 0
         done = 0
-        for entry in await DirectoryReader(self.store, self.streams.tables).refresh():
-            if isinstance(entry, TableListed):
-                done += await self.reindex_table(entry.table_id)
-        for entry in await DirectoryReader(self.store, self.streams.wallets).refresh():
-            if isinstance(entry, WalletOpened):
-                done += await self.reindex_wallet(entry.user_id)
+        if "v1" in versions:  # the directories are indexed: only the lobby's members change
+            for table_id in await unranked_tables(self.store, self.streams.lobby):
+                done += await self.reindex_table(table_id)
+        else:
+            for entry in await DirectoryReader(self.store, self.streams.tables).refresh():
+                if isinstance(entry, TableListed):
+                    done += await self.reindex_table(entry.table_id)
+            for entry in await DirectoryReader(self.store, self.streams.wallets).refresh():
+                if isinstance(entry, WalletOpened):
+                    done += await self.reindex_wallet(entry.user_id)
         await self.store.mark(meta, INDEX_VERSION, self.clock())
         if done:
             log.info("indexed %d tables and wallets from before the indexes", done)
@@ -331,6 +336,7 @@ class TableService:
                     created_by=user.id,
                     now=self.clock(),
                     seed=self.seed(),
+                    idle_close_seconds=self.idle_close_seconds,
                 ),
                 action_id=f"create:{table_id}",
             )
@@ -384,23 +390,10 @@ class TableService:
             await self._fund_and_seat(bot, table_id, loaded.state.settings)
 
     async def list_tables(self, *, limit: int = LOBBY_PAGE, cursor: str | None = None) -> JSON:
-        """A page of the lobby: every table not closed, in table-id order, from the lobby
-        index (one read, however many tables were ever created). `next` is the cursor of the
-        following page (None on the last)."""
+        """A page of the lobby (every table not closed), live tables first: the order and
+        what paging guarantees are `service.tables.lobby`'s."""
         async with service_errors():
-            if not _is_int(limit) or not 1 <= limit <= MAX_LOBBY_PAGE:
-                raise bad_request(f"limit must be between 1 and {MAX_LOBBY_PAGE}")
-            if cursor is not None and (not isinstance(cursor, str) or not TABLE_ID.match(cursor)):
-                raise bad_request("cursor must be a table id (the `next` of the page before)")
-            rows, following = await self.store.index_page(
-                self.streams.lobby, after=cursor or "", limit=limit
-            )
-            tables: list[JSON] = []
-            for _table_id, value in rows:
-                summary = decode_summary(value) if value is not None else None
-                if summary is not None:
-                    tables.append(msgspec.structs.asdict(summary))
-            return {"tables": tables, "next": following}
+            return await lobby_page(self.store, self.streams.lobby, limit=limit, cursor=cursor)
 
     async def me(self, user: User) -> JSON:
         async with service_errors():

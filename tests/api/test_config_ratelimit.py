@@ -30,6 +30,14 @@ def test_namespace() -> None:
         Config.from_env({"SVARA_NAMESPACE": "a b"})
 
 
+def test_idle_close_seconds_defaults_to_ten_minutes() -> None:
+    assert Config.from_env({}).idle_close_seconds == 600
+    assert Config.from_env({"IDLE_CLOSE_SECONDS": "1"}).idle_close_seconds == 1
+    for bad in ("0", "-5", "soon"):
+        with pytest.raises(ConfigError):
+            Config.from_env({"IDLE_CLOSE_SECONDS": bad})
+
+
 def test_dev_token_can_be_shared_between_replicas() -> None:
     assert Config.from_env({"DEV_TOKEN": "shared"}).signing_token == "shared"
 

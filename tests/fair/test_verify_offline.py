@@ -154,6 +154,20 @@ async def test_a_good_export_passes_with_a_readable_account(table: Played, tmp_p
 
 
 @pytest.mark.redis
+async def test_an_export_of_a_table_with_a_recorded_idle_limit_passes(
+    services: Factory, clock: FakeClock
+) -> None:
+    """`table_created` carries the deployment's idle limit (`idle_close_seconds`) in the
+    export's context: a field the verifier does not need, and no reason to fail."""
+    p = await played(await services(idle_close_seconds=600), clock)
+    exported = await p.service.export(p.table_id, p.hand)
+    [created] = [e for e in exported["context"] if e["type"] == "table_created"]
+    assert json.loads(created["raw"])["idle_close_seconds"] == 600
+    report = verify.verify(verify.load(json.dumps(exported)))
+    assert report.failures == [] and "chain" in report.ran and "winner" in report.ran
+
+
+@pytest.mark.redis
 async def test_an_edited_file_fails_naming_the_check_and_version(
     table: Played, tmp_path: Path
 ) -> None:

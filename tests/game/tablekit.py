@@ -69,9 +69,15 @@ class Table:
     """One table under test. `do` applies a command; `refused` asserts a GameError code."""
 
     def __init__(
-        self, table_id: str = "t1", first_seed: bytes | None = None, **settings: Any
+        self,
+        table_id: str = "t1",
+        first_seed: bytes | None = None,
+        *,
+        idle_close_seconds: float = 0.0,
+        **settings: Any,
     ) -> None:
-        """`first_seed`: the server seed of hand 1 (drawn when the table is created)."""
+        """`first_seed`: the server seed of hand 1 (drawn when the table is created);
+        `idle_close_seconds`: the deployment's idle limit (0.0: none recorded, a day)."""
         self.table_id = table_id
         self.now = T0
         self.log: list[ev.TableEvent] = []
@@ -85,6 +91,7 @@ class Table:
                 created_by=1,
                 now=self.now,
                 seed=self.seed(),
+                idle_close_seconds=idle_close_seconds,
             )
         )
 

@@ -9,7 +9,10 @@ purpose with the players' seeds (`hmac-sha256-fy-v2`, 2026-11-30): seeds drawn o
 now drawing hand 1's seed as the service's does. The states digest changed once more, on
 purpose, when `TableState` gained `empty_since` and `closed` (the idle close, `table_closed`):
 with those two fields taken out, every state is still the recorded bytes
-(`test_states_are_the_recorded_bytes_but_for_the_idle_fields`). A change here means events or
+(`test_states_are_the_recorded_bytes_but_for_the_idle_fields`). It changed again, on purpose,
+when `TableState` gained `idle_close_seconds` (the deployment's idle limit recorded at creation;
+the events stayed the same bytes: `table_created` leaves it out at its default), and that test
+takes it out too. A change here means events or
 snapshots changed, which is a rules or format change, never a refactoring.
 
 Logs written before a format change must keep folding to the states they folded to then:
@@ -47,10 +50,11 @@ bench_game = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_game)
 
 EVENTS_DIGEST = "91890901b7ce47ae653701b599d4f952a5681786f1d591df7198953da843da43"
-STATES_DIGEST = "2aa3e82342cfe29a1bed10970aab5af31c831a1a7ce832ef12cdf8403e503189"
-# The states digest before `empty_since` and `closed` were added (2026-11-30).
+STATES_DIGEST = "137b5adf9afd7afef8aa08e94af1526188aa1278c12e2be316afe120e7554ea6"
+# The states digest before `empty_since` and `closed` (2026-11-30) and `idle_close_seconds`
+# (2026-12-01) were added.
 STATES_DIGEST_BEFORE_IDLE = "dab7835794066fd70a58d63425edf80c027f9aa6db938eaf60fb0fb41005513e"
-IDLE_FIELDS = ("empty_since", "closed")
+IDLE_FIELDS = ("empty_since", "closed", "idle_close_seconds")
 V1_LOG = Path(__file__).resolve().parent / "data" / "v1_table_log.jsonl.gz"
 
 

@@ -1,7 +1,8 @@
 """The indexes and the timer worker through the service on a real 3-primary Redis Cluster: table
-ids land in the index slots (spread over every primary), the lobby pages across the shards,
-deadlines fire from the wake index, idle tables close, marks find transfers in flight, and a
-rebuild scans every primary."""
+ids land in the index slots (spread over every primary), the lobby pages across the shards in
+its order (live tables first), deadlines fire from the wake index, idle tables close (after the
+limit recorded by the replica that created them), marks find transfers in flight, and a rebuild
+scans every primary."""
 
 from __future__ import annotations
 
@@ -38,13 +39,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RedisServ
 @pytest.fixture
 async def make(
     cluster: list[RedisServer], clock: FakeClock, unique: str
-) -> AsyncIterator[Callable[[], Awaitable[TableService]]]:
+) -> AsyncIterator[Callable[..., Awaitable[TableService]]]:
     made: list[TableService] = []
     url = f"redis+cluster://127.0.0.1:{cluster[0].port}"
 
-    async def new() -> TableService:
+    async def new(**options: Any) -> TableService:
         service = TableService(open_store(url), clock=clock, namespace=f"c{unique}:",
-                               **FAST)  # type: ignore[arg-type]
+                               **{**FAST, **options})
         made.append(service)
         return service
 
@@ -63,7 +64,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 15.0
 
 
 async def test_the_service_runs_on_the_cluster_indexes(
-    make: Callable[[], Awaitable[TableService]], clock: FakeClock
+    make: Callable[..., Awaitable[TableService]], clock: FakeClock
 ) -> None:
     first, second = await make(), await make()
     users = make_users(3)
@@ -109,7 +110,7 @@ async def test_the_service_runs_on_the_cluster_indexes(
 
 
 async def test_marks_and_rebuilds_work_across_the_primaries(
-    make: Callable[[], Awaitable[TableService]], clock: FakeClock
+    make: Callable[..., Awaitable[TableService]], clock: FakeClock
 ) -> None:
     service = await make()
     users = make_users(3)
@@ -134,3 +135,40 @@ async def test_marks_and_rebuilds_work_across_the_primaries(
     assert await service.reconcile() == 1
     assert await service.store.marked(service.streams.transfers) == []
     await assert_conserved(service, users, [playing])
+
+
+async def test_the_lobby_order_and_the_idle_limit_hold_across_the_shards(
+    make: Callable[..., Awaitable[TableService]], clock: FakeClock
+) -> None:
+    first = await make(idle_close_seconds=1)
+    second = await make()  # another replica, its own setting (none: a day)
+    users = make_users(6)
+    empty = [await first.create_table(users[5], SETTINGS) for _ in range(24)]
+    live = [await seated_table(first, users[2 * i : 2 * i + 2], SETTINGS) for i in range(2)]
+    waiting = await seated_table(first, users[4:5], SETTINGS)
+    client: Any = first.store.client
+    nodes = {client.get_node_from_key(f"svara:{{{first.streams.table(t)}}}:events").port
+             for t in [*empty, *live, waiting]}
+    assert len(nodes) == 3  # the lobby's rows spread over every primary
+
+    walked: list[dict[str, Any]] = []
+    cursor = None
+    while True:
+        page = await second.list_tables(limit=5, cursor=cursor)
+        walked += page["tables"]
+        cursor = page["next"]
+        if cursor is None:
+            break
+    assert [r["table_id"] for r in walked] == [*sorted(live), waiting, *sorted(empty)]
+    assert [r["status"] for r in walked[:3]] == ["live", "live", "waiting"]
+
+    await second.start()  # the other replica's worker closes the empty tables after 1 s
+    clock.advance(1)
+
+    async def only_seated_left() -> bool:
+        page = await first.list_tables(limit=200)
+        return [r["table_id"] for r in page["tables"]] == [*sorted(live), waiting]
+
+    await eventually(only_seated_left)
+    assert (await first.view(None, waiting))["phase"] == "waiting"
+    await second.stop()

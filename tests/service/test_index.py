@@ -56,15 +56,16 @@ async def test_the_lobby_lists_open_tables_in_pages_with_their_summary(
     tables = [await service.create_table(users[0], SETTINGS) for _ in range(7)]
     playing = await seated_table(service, users[:2], SETTINGS)
     rows = await lobby(service, limit=3)
-    assert [r["table_id"] for r in rows] == sorted([*tables, playing])
+    assert [r["table_id"] for r in rows] == [playing, *sorted(tables)]  # live first
     row = next(r for r in rows if r["table_id"] == playing)
     assert row == {
         "table_id": playing, "ante": 10, "max_seats": 3, "seated": 2, "seats_free": 1,
         "phase": "blind", "created_by": users[0].id, "turn_seconds": 30,
         "min_buy_in": 100, "max_buy_in": 1000, "host": users[0].name, "practice": False,
-        "bet_unit": 10,
+        "bet_unit": 10, "status": "live",
     }
-    assert {r["phase"] for r in rows if r["table_id"] != playing} == {"waiting"}
+    assert {(r["phase"], r["status"]) for r in rows if r["table_id"] != playing} == {
+        ("waiting", "empty")}
     with pytest.raises(ServiceError) as bad:
         await service.list_tables(limit=0)
     assert bad.value.status == 400
@@ -189,7 +190,7 @@ async def test_a_deployment_from_before_the_indexes_is_indexed_once_at_start(
 
     new = await services()
     assert await new.ensure_indexes() == 5  # four tables, one wallet with a transfer
-    assert [r["table_id"] for r in await lobby(new)] == sorted([*tables, playing])
+    assert [r["table_id"] for r in await lobby(new)] == [playing, *sorted(tables)]
     assert set(await wake(new)) == {*tables, playing}
     assert [m for m, _ in await new.store.marked(new.streams.transfers)] == [
         f"{users[2].id}:{transfer_id}"]

@@ -176,7 +176,8 @@ async def test_events_and_views_are_projected(services: Factory, clock: FakeCloc
     assert listed[table_id] | {"table_id": None} == {
         "table_id": None, "ante": 10, "max_seats": 6, "seated": 2, "phase": "blind",
         "host": users[0].name, "practice": False, "bet_unit": 10, "min_buy_in": 100,
-        "max_buy_in": 1000, "turn_seconds": 30, "seats_free": 4, "created_by": users[0].id}
+        "max_buy_in": 1000, "turn_seconds": 30, "seats_free": 4, "created_by": users[0].id,
+        "status": "live"}
 
 
 async def test_concurrent_commands_stay_consistent(services: Factory, clock: FakeClock) -> None:
