@@ -11,6 +11,7 @@ carries the standard `process_*` and `python_gc_*` families (memory, CPU, open f
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from typing import Final
 
@@ -140,6 +141,23 @@ bot_pings: Final = Counter(
 
 
 
+class Load:
+    """What this process holds open right now (plain integers on the hot path, read at
+    scrape time): how many HTTP requests are in a handler."""
+
+    http_in_flight = 0
+
+
+LOAD: Final = Load()
+
+
+def _tasks() -> int:
+    try:
+        return len(asyncio.all_tasks())
+    except RuntimeError:  # scraped outside the event loop (a test's registry dump)
+        return 0
+
+
 class _StoreCollector(Collector):
     """The event store's own counts (`events.store.connection.TOTALS`), read at scrape time:
     the store sits below the service and keeps plain integers, not metric objects."""
@@ -168,6 +186,18 @@ class _StoreCollector(Collector):
             "Connections to Redis dropped as stalled (idle ones at a stall, stuck ones once "
             "Redis answers a fresh one).",
             value=STORE.dropped,
+        )
+        yield GaugeMetricFamily(
+            "svara_http_requests_in_flight",
+            "HTTP requests inside a handler now. Bounded while Redis is slow or silent: every "
+            "store call has a deadline, so waiting requests end in 503s instead of piling up.",
+            value=LOAD.http_in_flight,
+        )
+        yield GaugeMetricFamily(
+            "svara_asyncio_tasks",
+            "Tasks alive on the event loop (requests, sockets, workers): a count that keeps "
+            "growing while load stays level is a leak or a pile-up.",
+            value=_tasks(),
         )
 
 

@@ -6,6 +6,7 @@ can cause maps to a 4xx here; only a real bug becomes a 500, and that is logged 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from time import perf_counter
@@ -24,6 +25,14 @@ from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
 
 log = logging.getLogger("svara.api")
+
+# The longest a request waits for an answer (deploy/README.md "A slow or partitioned Redis").
+# Each store call has its own timeouts (a command's 2 s, the pool's 5 s wait for a
+# connection), but a request makes several in a row and may queue for a connection first: a
+# silent Redis held requests for 10 s and more. Past this the handler is cancelled and the
+# client gets 503 `store_unavailable`; an action's outcome is then unknown, and retrying it
+# with the same action_id is safe. A healthy Redis answers a whole request in milliseconds.
+REQUEST_DEADLINE = 5.0
 
 NOT_FOUND_CODES = frozenset({"unknown_table", "table_not_found", "unknown_hand", "not_found"})
 _encode = msgspec.json.Encoder().encode
@@ -125,11 +134,15 @@ def json_errors(handler: Handler, *, timed: bool = True) -> Handler:
     go to `svara_http_request_duration_seconds` / `svara_http_responses_total`, through a
     recorder bound to the handler's name once, here."""
     record = metrics.request_observer(getattr(handler, "__name__", "handler")) if timed else None
+    load = metrics.LOAD
 
     async def guarded(request: web.Request) -> web.StreamResponse:
         started = perf_counter()
         try:
-            response = await handler(request)
+            if record is None:  # a WebSocket: lives for minutes, no deadline
+                response = await handler(request)
+            else:
+                response = await _within_deadline(handler, request, load)
         except web.HTTPException as exc:
             if exc.status < 400 or not request.path.startswith(("/api/", "/dev/")):
                 raise
@@ -151,6 +164,23 @@ def json_errors(handler: Handler, *, timed: bool = True) -> Handler:
     guarded.__name__ = getattr(handler, "__name__", "handler")
     guarded.__doc__ = handler.__doc__
     return guarded
+
+
+async def _within_deadline(
+    handler: Handler, request: web.Request, load: metrics.Load
+) -> web.StreamResponse:
+    load.http_in_flight += 1
+    try:
+        async with asyncio.timeout(REQUEST_DEADLINE) as scope:
+            return await handler(request)
+    except TimeoutError:
+        if not scope.expired():
+            raise
+        raise StoreUnavailable(
+            f"no answer within the request deadline ({REQUEST_DEADLINE} s)"
+        ) from None
+    finally:
+        load.http_in_flight -= 1
 
 
 async def unmatched(request: web.Request) -> web.StreamResponse:
