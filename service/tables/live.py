@@ -36,7 +36,7 @@ from service.game.state import TableState
 from service.game.view import project_event, public_data_json
 from service.tables.facade import FeedSink as Sink
 from service.tables.repo import TableRepo
-from service.tables.views import SharedViews
+from service.game.shared_views import SharedViews
 
 log = logging.getLogger(__name__)
 

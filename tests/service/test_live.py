@@ -23,7 +23,7 @@ from service.tables import bots
 from service.tables.facade import FeedItem, User
 from service.tables.live import LiveEvent
 from service.tables.service import TableService
-from service.tables.views import SharedViews
+from service.game.shared_views import SharedViews
 from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import make_users, play_hands, seated_table
 
