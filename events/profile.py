@@ -19,7 +19,7 @@ class PreferencesSet(
 ):
     """The player changed one or more preferences; a field left out (None) is unchanged."""
 
-    language: str | None = None  # one of service.tables.profiles.LANGUAGES
+    language: str | None = None  # one of service.game.profile.LANGUAGES
     pings: bool | None = None  # may the bot message them when it is their turn
 
 

@@ -48,7 +48,7 @@ class CreateTableBody(TableSettings, frozen=True, kw_only=True, forbid_unknown_f
         return TableSettings(**fields)
 
 
-Language = Literal["en", "ru", "bg", "tr", "de", "ar"]  # service.tables.profiles.LANGUAGES
+Language = Literal["en", "ru", "bg", "tr", "de", "ar"]  # service.game.profile.LANGUAGES
 
 
 class PreferencesBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

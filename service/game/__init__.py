@@ -1,4 +1,5 @@
-"""The pure Svara domain: cards, scoring, deck, the table decider, legal actions and views."""
+"""The pure Svara domain: cards, scoring, deck, the table decider, legal actions and views; the
+wallet and profile deciders are `service.game.wallet` and `service.game.profile`."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from msgspec.structs import replace
 
 from events import table as ev
 from events.table import TableEvent
-from service.game.evolve import APPLY, handed_over
+from service.game.evolve import APPLY
+from service.game.rebuild import handed_over
 from service.game.state import Hand, TableState
 
 _NEXT_DEAL = b"svara next deal seed:"

@@ -1,5 +1,6 @@
-"""Wallet streams: load (cached fold + tail), change through the pure wallet decider with the
-expected version, and open a wallet (the starting grant) on first sight. No shared stream is
+"""Wallet streams: load (cached fold + tail), decide a command with the pure wallet decider
+(`service.game.wallet`), append with the expected version, and open a wallet (the starting
+grant) on first sight. No shared stream is
 written on the way: the reconciler finds wallets through their transfer marks."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Callable
 
 from events.store.base import EventStore
 from events.wallet import AnyWalletEvent, decode_wallet_event, encode_wallet_event
-from service.tables import wallet
+from service.game import wallet
 from service.tables.directory import AnyEntry, decode_entry
 from service.tables.facade import ServiceError
 from service.tables.streams import Streams
@@ -96,16 +97,19 @@ class Bank:
                 return state
         raise ServiceError(503, "busy", "the wallet is too busy right now; try again")
 
+    async def execute(self, user_id: int, command: wallet.AnyWalletCommand) -> wallet.WalletState:
+        """Load, decide `command` (`service.game.wallet.decide`), append; as `update`."""
+        return await self.update(user_id, lambda s: wallet.decide(s, command))
+
     async def open(self, user_id: int, *, grant: int | None = None) -> wallet.WalletState:
         """The wallet, granted its start on first sight and topped up once a day when dry."""
         _, state = await self.load(user_id)
         now = self.clock()
         if not state.opened:
             amount = self.starting_grant if grant is None else grant
-            state = await self.update(
-                user_id, lambda s: wallet.grant(s, reason="start", amount=amount, now=now)
+            state = await self.execute(
+                user_id, wallet.GrantChips(reason="start", amount=amount, now=now)
             )
-        return await self.update(
-            user_id,
-            lambda s: wallet.grant(s, reason="daily_topup", amount=self.daily_topup, now=now),
+        return await self.execute(
+            user_id, wallet.GrantChips(reason="daily_topup", amount=self.daily_topup, now=now)
         )

@@ -10,7 +10,14 @@ from service.game.errors import CONFLICT_CODES, FORBIDDEN_CODES, GameError
 from service.tables.facade import ServiceError
 
 BAD_REQUEST_CODES = frozenset(
-    {"invalid_settings", "unknown_action", "amount_required", "bad_request", "invalid_client_seed"}
+    {
+        "invalid_settings",
+        "unknown_action",
+        "amount_required",
+        "bad_request",
+        "invalid_client_seed",
+        "unknown_language",
+    }
 )
 
 

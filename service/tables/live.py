@@ -32,11 +32,11 @@ import msgspec
 from events.codec import decode_table_event, event_type
 from events.store.base import EventStore, StoredEvent, StoreUnavailable, SubscriberTooSlow
 from events.table import Looked, TableEvent
+from service.game.shared_views import SharedViews
 from service.game.state import TableState
 from service.game.view import project_event, public_data_json
 from service.tables.facade import FeedSink as Sink
 from service.tables.repo import TableRepo
-from service.tables.views import SharedViews
 
 log = logging.getLogger(__name__)
 

@@ -1,115 +1,31 @@
-"""A player's profile: the language they play in and whether the bot may call them to the
-table. Chosen in the web app (or the bot's /settings), kept on the server in the player's
-`profile:<user_id>` stream, so every replica, the web app and the bot agree.
-
-The language a player sees is `effective_language`: their own choice if they made one, else
-their Telegram client's `language_code` (`ru-RU` -> `ru`), else English.
-
-The profile also says whether the bot may write to the player (`bot`): Telegram lets a bot
-message only users who started it, and a user who blocked it answers every message with 403.
+"""Players' profiles on the event store: read a player's `profile:<user_id>` stream and fold
+it, change it through a decision with the expected version. Chosen in the web app (or the
+bot's /settings), kept on the server, so every replica, the web app and the bot agree. The
+rules (languages, what a change records) are the domain's, `service.game.profile`; the names
+the adapters use are re-exported here, the application's face to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Final, Literal
+from collections.abc import Callable
 
-import msgspec
-
-from events.profile import (
-    AnyProfileEvent,
-    BotBlocked,
-    BotStarted,
-    PreferencesSet,
-    decode_profile_event,
-    encode_profile_event,
-)
+from events.profile import AnyProfileEvent, decode_profile_event, encode_profile_event
 from events.store.base import EventStore
+from service.game.profile import (
+    DEFAULT_LANGUAGE,
+    EMPTY,
+    LANGUAGES,
+    BotStatus,
+    Profile,
+    block_bot,
+    effective_language,
+    fold,
+    set_preferences,
+    start_bot,
+    supported_language,
+)
 from service.tables.facade import ServiceError
 from service.tables.streams import Streams
-
-LANGUAGES: Final = ("en", "ru", "bg", "tr", "de", "ar")  # en first: the fallback
-DEFAULT_LANGUAGE: Final = "en"
-
-
-BotStatus = Literal["never", "started", "blocked"]
-
-
-class Profile(msgspec.Struct, frozen=True, kw_only=True):
-    language: str | None = None  # None: never chosen (Telegram's language_code decides)
-    pings: bool = True
-    bot: BotStatus = "never"  # may the bot write to them: only when "started"
-    telegram_language: str | None = None  # their client's language_code when they started it
-
-    @property
-    def reachable(self) -> bool:
-        """The bot may send this player a message (they started it and did not block it)."""
-        return self.bot == "started"
-
-
-EMPTY = Profile()
-
-
-def supported_language(code: str | None) -> str | None:
-    """The supported language a Telegram `language_code` (IETF tag) names, or None."""
-    if not code:
-        return None
-    primary = code.strip().replace("_", "-").split("-", 1)[0].lower()
-    return primary if primary in LANGUAGES else None
-
-
-def effective_language(profile: Profile, language_code: str | None) -> str:
-    """What the player sees: their choice, else their Telegram language, else English."""
-    return profile.language or supported_language(language_code) or DEFAULT_LANGUAGE
-
-
-def evolve(profile: Profile, event: AnyProfileEvent) -> Profile:
-    if isinstance(event, BotStarted):
-        return msgspec.structs.replace(
-            profile, bot="started", telegram_language=event.language_code
-        )
-    if isinstance(event, BotBlocked):
-        return msgspec.structs.replace(profile, bot="blocked")
-    language = event.language if event.language is not None else profile.language
-    pings = event.pings if event.pings is not None else profile.pings
-    return msgspec.structs.replace(profile, language=language, pings=pings)
-
-
-def fold(events: Iterable[AnyProfileEvent], profile: Profile = EMPTY) -> Profile:
-    for event in events:
-        profile = evolve(profile, event)
-    return profile
-
-
-def set_preferences(
-    profile: Profile, *, language: str | None = None, pings: bool | None = None
-) -> list[AnyProfileEvent]:
-    """The events that record a change (none if nothing changes). Refuses an unsupported
-    language with ServiceError 400 `unknown_language`."""
-    if language is not None and language not in LANGUAGES:
-        raise ServiceError(
-            400, "unknown_language", f"language must be one of {', '.join(LANGUAGES)}"
-        )
-    changed_language = language if language != profile.language else None
-    changed_pings = pings if pings != profile.pings else None
-    if changed_language is None and changed_pings is None:
-        return []
-    return [PreferencesSet(language=changed_language, pings=changed_pings)]
-
-
-def start_bot(profile: Profile, language_code: str | None) -> list[AnyProfileEvent]:
-    """The player wrote to the bot in private: it may write to them (a change only when it
-    could not before, or their Telegram language changed)."""
-    code = language_code[:35] if language_code else None
-    if profile.bot == "started" and profile.telegram_language == code:
-        return []
-    return [BotStarted(language_code=code)]
-
-
-def block_bot(profile: Profile) -> list[AnyProfileEvent]:
-    """The player blocked the bot: nothing more is written to them until they start it."""
-    return [BotBlocked()] if profile.bot == "started" else []
-
 
 ProfileDecision = Callable[[Profile], list[AnyProfileEvent]]
 
@@ -150,7 +66,6 @@ __all__ = [
     "EMPTY",
     "LANGUAGES",
     "BotStatus",
-    "PreferencesSet",
     "Profile",
     "Profiles",
     "block_bot",

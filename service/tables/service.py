@@ -23,13 +23,14 @@ from events.store.kv import KeyValue, key_value_of
 from events.table import TableEvent
 from events.wallet import decode_wallet_event
 from service import metrics
+from service.game import wallet
 from service.game.commands import CreateTable, SetClientSeed, command_for_action
 from service.game.legal import verify_rebuy, verify_sit_down
 from service.game.settings import TableSettings, validated
 from service.game.state import TableState
 from service.game.view import project_event
 from service.game.view import view as table_view
-from service.tables import bots, wallet
+from service.tables import bots
 from service.tables.audit import audit_hand, export_hand
 from service.tables.bank import Bank, DirectoryReader
 from service.tables.directory import TableListed, WalletOpened

@@ -30,10 +30,10 @@ from collections.abc import Callable, Sequence
 
 from events.store.base import StoreUnavailable
 from events.table import PlayerLeft, TableEvent
+from service.game import wallet
 from service.game.commands import Leave, SitDown
 from service.game.errors import GameError
-from service.tables import wallet
-from service.tables.bank import Bank, WalletDecision
+from service.tables.bank import Bank
 from service.tables.facade import ServiceError, User
 from service.tables.repo import Outcome, TableRepo
 
@@ -60,14 +60,6 @@ def _paid(events: Sequence[TableEvent], transfer_id: str) -> int | None:
         if isinstance(event, PlayerLeft) and event.transfer_id == transfer_id:
             return event.cashed_out
     return None
-
-
-def _completing(transfer_id: str) -> WalletDecision:
-    return lambda s: wallet.complete(s, transfer_id=transfer_id)
-
-
-def _releasing(transfer_id: str, reason: str) -> WalletDecision:
-    return lambda s: wallet.release(s, transfer_id=transfer_id, reason=reason)
 
 
 def _code(error: Exception) -> str:
@@ -113,10 +105,10 @@ class Transfers:
         expires_at = now + self.ttl
         await self._mark(user.id, transfer_id, now)
         try:
-            await self.bank.update(
+            await self.bank.execute(
                 user.id,
-                lambda s: wallet.reserve(
-                    s, transfer_id=transfer_id, table_id=table_id, amount=amount,
+                wallet.ReserveBuyIn(
+                    transfer_id=transfer_id, table_id=table_id, amount=amount,
                     expires_at=expires_at,
                 ),
             )
@@ -169,10 +161,12 @@ class Transfers:
             )
         except Exception as error:
             if _refused(error):
-                await self.bank.update(user.id, _releasing(transfer_id, _code(error)))
+                await self.bank.execute(
+                    user.id, wallet.ReleaseReservation(transfer_id=transfer_id, reason=_code(error))
+                )
                 await self._unmark(user.id, transfer_id)
             raise
-        await self.bank.update(user.id, lambda s: wallet.complete(s, transfer_id=transfer_id))
+        await self.bank.execute(user.id, wallet.CompleteBuyIn(transfer_id=transfer_id))
         await self._unmark(user.id, transfer_id)
         return outcome
 
@@ -189,11 +183,9 @@ class Transfers:
         transfer_id = uuid.uuid4().hex
         now = self.clock()
         await self._mark(user.id, transfer_id, now)
-        await self.bank.update(
+        await self.bank.execute(
             user.id,
-            lambda s: wallet.request_cash_out(
-                s, transfer_id=transfer_id, table_id=table_id, now=now
-            ),
+            wallet.RequestCashOut(transfer_id=transfer_id, table_id=table_id, now=now),
         )
         return transfer_id
 
@@ -219,9 +211,8 @@ class Transfers:
         except Exception as error:
             if _refused(error):
                 reason = _code(error)
-                await self.bank.update(
-                    user_id,
-                    lambda s: wallet.cancel_cash_out(s, transfer_id=transfer_id, reason=reason),
+                await self.bank.execute(
+                    user_id, wallet.CancelCashOut(transfer_id=transfer_id, reason=reason)
                 )
                 await self._unmark(user_id, transfer_id)
             raise
@@ -249,9 +240,8 @@ class Transfers:
             raise ServiceError(
                 500, "transfer_lost", f"the table has no record of leave {transfer_id}"
             )
-        await self.bank.update(
-            user_id,
-            lambda s: wallet.cash_out(s, transfer_id=transfer_id, table_id=table_id, amount=paid),
+        await self.bank.execute(
+            user_id, wallet.CashOut(transfer_id=transfer_id, table_id=table_id, amount=paid)
         )
         await self._unmark(user_id, transfer_id)
 
@@ -278,7 +268,9 @@ class Transfers:
             await self.cash_out(user, table_id, rebuy=amount)
         except Exception as error:
             if transfer_id is not None and _refused(error):
-                await self.bank.update(user.id, _releasing(transfer_id, _code(error)))
+                await self.bank.execute(
+                    user.id, wallet.ReleaseReservation(transfer_id=transfer_id, reason=_code(error))
+                )
                 await self._unmark(user.id, transfer_id)
             raise
         if transfer_id is None:
@@ -301,10 +293,12 @@ class Transfers:
         for transfer_id, reservation in list(state.reserved.items()):
             stream = self.tables.streams.table(reservation.table_id)
             if await self.tables.store.find_action(stream, sit_action(transfer_id)) is not None:
-                await self.bank.update(user_id, _completing(transfer_id))
+                await self.bank.execute(user_id, wallet.CompleteBuyIn(transfer_id=transfer_id))
                 finished += 1
             elif now > reservation.expires_at + self.grace:
-                await self.bank.update(user_id, _releasing(transfer_id, "expired"))
+                await self.bank.execute(
+                    user_id, wallet.ReleaseReservation(transfer_id=transfer_id, reason="expired")
+                )
                 finished += 1
         for transfer_id, pending in list(state.leaving.items()):
             stream = self.tables.streams.table(pending.table_id)

@@ -85,7 +85,7 @@ async def test_the_largest_accepted_settings_play_a_hand(real: Client) -> None:
     service = real.server.app[_tables_key()]
     assert isinstance(service, TableService)
     for user in (owner, other):  # wallets this rich only exist by grant: fund them directly
-        from service.tables import wallet
+        from service.game import wallet
 
         await service.bank.open(user)
         await service.bank.update(

@@ -1,6 +1,6 @@
 """A minimal in-memory `LiveTables` for bot tests that need no game: tables exist or they
 don't (with no state: no game is played, so the bot's watch never hears of one), profiles fold
-the same decisions the service uses (`service.tables.profiles`), and the key-value store and
+the same decisions the service uses (`service.game.profile`), and the key-value store and
 presence are the real ones on an in-memory Redis."""
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from typing import Any
 
 from events.profile import AnyProfileEvent
 from service.bot.ports import LiveTables
+from service.game import profile as profiles
+from service.game.errors import GameError
+from service.game.profile import Profile
 from service.game.settings import TableSettings
 from service.game.state import TableState
-from service.tables import profiles
+from service.tables.errors import from_game_error
 from service.tables.facade import JSON, ServiceError, User
 from service.tables.presence import Presence
-from service.tables.profiles import Profile
 from service.tables.repo import TableObserver
 from service.tables.streams import Streams
 from tests.api.fake_tables import memory_key_value
@@ -56,8 +58,13 @@ class StubTables:
 
     # -- profiles -------------------------------------------------------------------------------
 
-    def _decide(self, user_id: int, events: list[AnyProfileEvent]) -> Profile:
-        profile = profiles.fold(events, self.profiles.get(user_id, profiles.EMPTY))
+    def _decide(self, user_id: int, command: profiles.AnyProfileCommand) -> Profile:
+        current = self.profiles.get(user_id, profiles.EMPTY)
+        try:
+            events: list[AnyProfileEvent] = profiles.decide(current, command)
+        except GameError as error:  # as the service's boundary answers it
+            raise from_game_error(error) from error
+        profile = profiles.fold(events, current)
         self.profiles[user_id] = profile
         return profile
 
@@ -65,18 +72,16 @@ class StubTables:
         return self.profiles.get(user_id, profiles.EMPTY)
 
     async def bot_started(self, user: User) -> Profile:
-        current = await self.profile(user.id)
-        return self._decide(user.id, profiles.start_bot(current, user.language_code))
+        return self._decide(user.id, profiles.StartBot(language_code=user.language_code))
 
     async def bot_blocked(self, user_id: int) -> Profile:
-        return self._decide(user_id, profiles.block_bot(await self.profile(user_id)))
+        return self._decide(user_id, profiles.BlockBot())
 
     async def set_preferences(
         self, user: User, *, language: str | None = None, pings: bool | None = None
     ) -> JSON:
-        current = await self.profile(user.id)
-        decided = profiles.set_preferences(current, language=language, pings=pings)
-        profile = self._decide(user.id, decided)
+        command = profiles.SetPreferences(language=language, pings=pings)
+        profile = self._decide(user.id, command)
         return {"language": profiles.effective_language(profile, user.language_code),
                 "settings": {"language": profile.language, "pings": profile.pings}}
 

@@ -13,6 +13,9 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any
 
+from events import table as ev
+from service.game.state import TableState
+
 # docs/RULES.md "Cards": 7, 8, 9 are worth their number; T, J, Q, K are worth 10; A is worth 11.
 CARD_VALUE = {"7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
 JOKER = "7c"  # worth 11
@@ -113,3 +116,53 @@ def is_joker_pair(cards: Iterable[str]) -> bool:
     hand = list(cards)
     others = [c for c in hand if c != JOKER]
     return JOKER in hand and others[0][0] == others[1][0] != "7"
+
+
+# --- a deal's end, judged by the oracle's scores -----------------------------------------
+
+
+def check_showdown(state: TableState, shown: ev.ShowdownHappened, after: ev.TableEvent) -> None:
+    """docs/RULES.md steps 7 and 8, with scores from the oracle under the table's options:
+    every player still in shows the cards they were dealt; one best score takes the pot;
+    a shared best score is a svara among exactly those players, or a split."""
+    hand = state.hand
+    settings_ = state.settings
+    assert hand is not None and shown.deal == hand.deal
+    still_in = [p for p in hand.players if not p.folded]
+    assert set(shown.hands) == {p.seat for p in still_in}
+    for p in still_in:
+        assert p.cards is not None
+        assert shown.hands[p.seat].cards == p.cards
+        assert shown.hands[p.seat].score == settings_score(p.cards, settings_), (
+            p.cards,
+            settings_.scoring,
+        )
+    best = max(settings_score(p.cards, settings_) for p in still_in if p.cards)
+    tied = {p.seat for p in still_in if p.cards and settings_score(p.cards, settings_) == best}
+    if len(tied) == 1:
+        assert isinstance(after, ev.HandSettled), after
+        assert after.reason == "showdown" and set(after.winners) == tied
+    elif settings_.svara == "split":
+        assert isinstance(after, ev.HandSettled), after
+        assert after.reason == "split" and set(after.winners) == tied
+    else:
+        assert isinstance(after, ev.SvaraStarted), after
+        assert set(after.tied) == tied
+
+
+def check_settlement(state: TableState, settled: ev.HandSettled) -> None:
+    """docs/RULES.md step 9 and `split`: the whole pot less the rake goes to the winners, in
+    equal shares; the chips that do not divide go one each to the first winners clockwise
+    from the dealer's left."""
+    hand = state.hand
+    settings_ = state.settings
+    assert hand is not None and settled.pot == hand.pot
+    assert settled.rake == settled.pot * settings_.rake_percent // 100
+    clockwise = sorted(
+        settled.winners, key=lambda seat: (seat - hand.dealer - 1) % settings_.max_seats
+    )
+    assert list(settled.winners) == clockwise
+    assert sorted(settled.amounts) == sorted(settled.winners)
+    paid = [settled.amounts[seat] for seat in clockwise]
+    assert sum(paid) == settled.pot - settled.rake, (paid, settled)
+    assert paid == sorted(paid, reverse=True) and paid[0] - paid[-1] <= 1, paid

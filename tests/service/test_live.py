@@ -17,13 +17,13 @@ import pytest
 from events.codec import decode_table_event
 from events.store.base import StoredEvent
 from service.game.decider import evolve, fold
+from service.game.shared_views import SharedViews
 from service.game.view import project_event
 from service.game.view import view as table_view
 from service.tables import bots
 from service.tables.facade import FeedItem, User
 from service.tables.live import LiveEvent
 from service.tables.service import TableService
-from service.tables.views import SharedViews
 from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import make_users, play_hands, seated_table
 

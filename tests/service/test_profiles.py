@@ -5,11 +5,34 @@ from __future__ import annotations
 
 import pytest
 
+from events.profile import BotBlocked, BotStarted, PreferencesSet
+from service.game import profile as p
+from service.game.errors import GameError
+from service.game.profile import effective_language, supported_language
 from service.tables.facade import ServiceError, User
-from service.tables.profiles import effective_language, supported_language
 from tests.service.conftest import Factory
 
 pytestmark = pytest.mark.redis
+
+
+def test_the_profile_decider_records_only_changes() -> None:
+    """`decide` answers each command with what changed, nothing when nothing does."""
+    assert p.decide(p.EMPTY, p.SetPreferences(pings=True)) == []  # pings are on already
+    chosen = p.decide(p.EMPTY, p.SetPreferences(language="bg", pings=False))
+    assert chosen == [PreferencesSet(language="bg", pings=False)]
+    profile = p.fold(chosen)
+    assert p.decide(profile, p.SetPreferences(language="bg")) == []
+    with pytest.raises(GameError) as info:
+        p.decide(profile, p.SetPreferences(language="klingon"))
+    assert info.value.code == "unknown_language"
+    assert p.decide(profile, p.BlockBot()) == []  # never started: nothing to block
+    started = p.decide(profile, p.StartBot(language_code="ru-RU"))
+    assert started == [BotStarted(language_code="ru-RU")]
+    profile = p.fold(started, profile)
+    assert profile.reachable
+    assert p.decide(profile, p.StartBot(language_code="ru-RU")) == []
+    assert p.decide(profile, p.BlockBot()) == [BotBlocked()]
+    assert not p.fold([BotBlocked()], profile).reachable
 
 
 @pytest.mark.parametrize(

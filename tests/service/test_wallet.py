@@ -15,8 +15,8 @@ from events.wallet import (
     decode_wallet_event,
     encode_wallet_event,
 )
+from service.game import wallet as w
 from service.game.errors import GameError
-from service.tables import wallet as w
 
 NOW = 1_800_000_000.0
 
@@ -93,29 +93,30 @@ OPS = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(OPS)
 def test_random_operations_conserve_chips(ops: list[tuple[str, int, int]]) -> None:
-    """balance + held + chips at tables == granted, balance never negative, steps idempotent."""
+    """balance + held + chips at tables == granted, balance never negative, steps idempotent
+    (each step a command through `decide`)."""
     state = w.EMPTY
     at_tables = 0  # chips the wallet believes the tables hold for it
     for op, n, amount in ops:
         tid = f"t{n}"
+        command: w.AnyWalletCommand
+        if op == "grant":
+            command = w.GrantChips(reason="practice", amount=amount, now=NOW)
+        elif op == "reserve":
+            command = w.ReserveBuyIn(transfer_id=tid, table_id="x", amount=amount, expires_at=1)
+        elif op == "release":
+            command = w.ReleaseReservation(transfer_id=tid, reason="test")
+        elif op == "complete":
+            command = w.CompleteBuyIn(transfer_id=tid)
+        elif op == "leave":
+            command = w.RequestCashOut(transfer_id="o" + tid, table_id="x", now=NOW)
+        elif op == "cash":
+            pay = min(max(amount, 0), at_tables)
+            command = w.CashOut(transfer_id="o" + tid, table_id="x", amount=pay)
+        else:
+            command = w.CancelCashOut(transfer_id="o" + tid, reason="test")
         try:
-            if op == "grant":
-                events = w.grant(state, reason="practice", amount=amount, now=NOW)
-            elif op == "reserve":
-                events = w.reserve(
-                    state, transfer_id=tid, table_id="x", amount=amount, expires_at=1
-                )
-            elif op == "release":
-                events = w.release(state, transfer_id=tid, reason="test")
-            elif op == "complete":
-                events = w.complete(state, transfer_id=tid)
-            elif op == "leave":
-                events = w.request_cash_out(state, transfer_id="o" + tid, table_id="x", now=NOW)
-            elif op == "cash":
-                pay = min(max(amount, 0), at_tables)
-                events = w.cash_out(state, transfer_id="o" + tid, table_id="x", amount=pay)
-            else:
-                events = w.cancel_cash_out(state, transfer_id="o" + tid, reason="test")
+            events = w.decide(state, command)
         except GameError as error:
             assert error.code in {"insufficient_funds", "invalid_amount"}
             continue

@@ -1,8 +1,11 @@
-"""The wallet decider: pure functions from a wallet's state to the events a request produces.
+"""The wallet decider: `decide(state, command) -> events` and `evolve(state, event) -> state`
+for a user's play-money ledger (the events are `events.wallet`).
 
 Every transfer step is idempotent by `transfer_id`: asking again for a step that already
 happened (or can no longer happen) yields no events, so retries, racing processes and the
-reconciler can all call these freely. Refusals raise GameError with a stable code.
+reconciler can all ask freely. Refusals raise GameError with a stable code. Time comes in
+with the command (`now`), so the decider is pure; `service.tables.bank` loads, decides and
+appends.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+import msgspec
 
 from events.wallet import (
     AnyWalletEvent,
@@ -71,6 +76,87 @@ class WalletState:
 EMPTY = WalletState()
 
 
+# -- commands: what the application asks of a wallet (imperative; the answer is events) -----
+
+
+class WalletCommand(msgspec.Struct, frozen=True, kw_only=True):
+    """Base of every wallet command."""
+
+
+class GrantChips(WalletCommand, frozen=True, kw_only=True):
+    reason: GrantReason
+    amount: int
+    now: float
+
+
+class ReserveBuyIn(WalletCommand, frozen=True, kw_only=True):
+    transfer_id: str
+    table_id: str
+    amount: int
+    expires_at: float
+
+
+class ReleaseReservation(WalletCommand, frozen=True, kw_only=True):
+    transfer_id: str
+    reason: str
+
+
+class CompleteBuyIn(WalletCommand, frozen=True, kw_only=True):
+    transfer_id: str
+
+
+class RequestCashOut(WalletCommand, frozen=True, kw_only=True):
+    transfer_id: str
+    table_id: str
+    now: float
+
+
+class CashOut(WalletCommand, frozen=True, kw_only=True):
+    """Credit what the table paid out. The table stream is the truth: no request needed."""
+
+    transfer_id: str
+    table_id: str
+    amount: int
+
+
+class CancelCashOut(WalletCommand, frozen=True, kw_only=True):
+    transfer_id: str
+    reason: str
+
+
+AnyWalletCommand = (
+    GrantChips
+    | ReserveBuyIn
+    | ReleaseReservation
+    | CompleteBuyIn
+    | RequestCashOut
+    | CashOut
+    | CancelCashOut
+)
+
+
+def decide(state: WalletState, command: AnyWalletCommand) -> list[AnyWalletEvent]:
+    """The events `command` produces on `state` (none: nothing to do). Raises GameError."""
+    match command:
+        case GrantChips(reason=reason, amount=amount, now=now):
+            return grant(state, reason=reason, amount=amount, now=now)
+        case ReserveBuyIn(transfer_id=tid, table_id=table_id, amount=amount, expires_at=exp):
+            return reserve(
+                state, transfer_id=tid, table_id=table_id, amount=amount, expires_at=exp
+            )
+        case ReleaseReservation(transfer_id=tid, reason=reason):
+            return release(state, transfer_id=tid, reason=reason)
+        case CompleteBuyIn(transfer_id=tid):
+            return complete(state, transfer_id=tid)
+        case RequestCashOut(transfer_id=tid, table_id=table_id, now=now):
+            return request_cash_out(state, transfer_id=tid, table_id=table_id, now=now)
+        case CashOut(transfer_id=tid, table_id=table_id, amount=amount):
+            return cash_out(state, transfer_id=tid, table_id=table_id, amount=amount)
+        case CancelCashOut(transfer_id=tid, reason=reason):
+            return cancel_cash_out(state, transfer_id=tid, reason=reason)
+    raise AssertionError(f"unhandled wallet command {command!r}")  # pragma: no cover
+
+
 def evolve(state: WalletState, event: AnyWalletEvent) -> WalletState:
     replace = dataclasses.replace
     match event:
@@ -128,6 +214,9 @@ def fold(events: Iterable[AnyWalletEvent], state: WalletState = EMPTY) -> Wallet
     for event in events:
         state = evolve(state, event)
     return state
+
+
+# -- one rule per command (public: `decide` is the dispatch, these are the rules) ----------
 
 
 def grant(
