@@ -18,6 +18,7 @@ import { errorText } from "./errors.js";
 import { felt } from "./felt.js";
 import { num, seconds, t, tNodes } from "./i18n.js";
 import { buyInForm, stakes, tableName } from "./lobby.js";
+import { logEvent, settledResult, startLog } from "./handlog.js";
 import { flyChip } from "./motion.js";
 import { connection } from "./net.js";
 import { eventLine, explain, myNotice, resultPanel, seatNames, svaraPanel } from "./panels.js";
@@ -111,15 +112,20 @@ export class TableScreen {
     toast(why === "login" ? t("error.login") : t("error.table_not_found"));
   }
 
-  /** The hand before this one (a reload, or a table opened between hands) as the result. */
-  async loadLastResult() {
+  /** The hand before this one (a reload, or a table opened between hands) as the result;
+   *  `settled`: the number of a hand that just settled, asked for whatever the view says
+   *  (the view may still be the one before it), again shortly if the history lags. */
+  async loadLastResult(settled = 0, tries = 3) {
     const hv = this.view?.hand;
-    if (!hv || (hv.number <= 1 && hv.phase !== "settled")) return;
+    if (!settled && (!hv || (hv.number <= 1 && hv.phase !== "settled"))) return;
     try {
       const { hands } = await this.app.api.hands(this.tableId, 1);
       if (hands.length && (!this.result || this.result.number < hands[0].number)) {
         this.result = hands[0];
         this.render();
+      }
+      if (settled && (hands[0]?.number ?? 0) < settled && tries > 1 && !this.gone) {
+        setTimeout(() => this.loadLastResult(settled, tries - 1), 500);
       }
     } catch { /* the result is a nicety: the table works without it */ }
   }
@@ -157,33 +163,20 @@ export class TableScreen {
     if (recent) this.feel(event, data, before);
   }
 
-  /** Keep what the events say of the hand, for its result. */
+  /** Keep what the events say of the hand, for its result (handlog.js). */
   record(event, data, names) {
     const type = event.type;
     const log = this.log;
     if (type === "hand_started") {
-      this.log = { number: data.number, dealer: data.dealer, showdowns: [], svaras: [], timeouts: [] };
+      this.log = startLog(data);
     } else if (type === "cards_dealt") {
       this.dealSeen.add(`${log?.number ?? this.view?.hand?.number}:${data.deal}`);
     } else if (type === "hand_settled") {
       this.log = null;
-      if (!log || log.number !== data.number) {
-        this.loadLastResult(); // joined mid-hand: the events seen are not the whole hand
-        return;
-      }
-      this.result = { number: data.number, dealer: log.dealer, names,
-        winners: data.winners, amounts: data.amounts, pot: data.pot, rake: data.rake,
-        reason: data.reason, showdowns: log.showdowns, svaras: log.svaras, timeouts: log.timeouts };
-    } else if (!log) {
-      // nothing to keep: a hand seen from its middle gets its result from the history
-    } else if (type === "showdown") {
-      log.showdowns.push({ deal: data.deal, hands: data.hands, capped: Boolean(data.capped) });
-    } else if (type === "svara_started") {
-      log.svaras.push({ tied: data.tied, fee: data.fee, joined: [] });
-    } else if (type === "svara_joined") {
-      log.svaras.at(-1)?.joined.push(data.seat);
-    } else if (type === "timed_out") {
-      log.timeouts.push({ seat: data.seat, action: data.action });
+      if (log && log.number === data.number) this.result = settledResult(log, data, names);
+      else this.loadLastResult(data.number); // joined mid-hand: the events seen are not all
+    } else if (log) {
+      logEvent(log, type, data);
     }
   }
 
@@ -305,14 +298,17 @@ export class TableScreen {
     const dealKey = hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null;
     const explanation = explain(v);
     const many = (v.settings?.max_seats ?? 6) > 6;
+    const seat = v.you?.seat ?? null;
+    const stake = this.result?.stakes?.[seat]; // known when this page saw the whole hand
+    const settledStake = this.result && this.result.number === hv?.number ? stake : undefined;
     replace(this.root,
       h("div", { class: `felt-wrap${many ? " many" : ""}` }, this.tools(v, me),
-        felt(v, { dealKey, onInfo: () => this.openInfo() })),
+        felt(v, { dealKey, stake: settledStake, onInfo: () => this.openInfo() })),
       h("div", { class: "story", id: "story" },
         explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
         this.line ? h("p", { class: "last-line muted", id: "last-line" }, this.line) : null),
       svaraPanel(v),
-      resultPanel(this.result, { me: v.you?.seat ?? null,
+      resultPanel(this.result, { me: seat, stake,
         onAudit: () => this.app.openAudit(this.tableId, this.result.number),
         onHistory: () => this.app.openHistory(this.tableId) }),
       h("div", { class: "bar-space" }),
@@ -404,7 +400,7 @@ export class TableScreen {
         : null,
       h("div", { class: "my-stack" }, h("small", {}, t("bar.stack")),
         h("strong", { id: "my-stack" }, num(me.stack))),
-      turn ? h("div", { class: "my-clock" }, h("small", {}, t("bar.your_turn")),
+      turn ? h("div", { class: "my-clock", id: "my-clock" }, h("small", {}, t("bar.your_turn")), " ",
         h("strong", { class: "clock mine-clock", dataset: { deadline: hv.deadline ?? "" } }))
         : null);
   }
