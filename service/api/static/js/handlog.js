@@ -38,3 +38,17 @@ export function settledResult(log, data, names) {
     reason: data.reason, showdowns: log.showdowns, svaras: log.svaras, timeouts: log.timeouts,
     stakes: { ...log.paid } };
 }
+
+/** For a page that saw a hand from its middle: what each seat has put in so far, from a view
+ *  of the first deal (its ante and this deal's bets), as a log that is `partial` (its
+ *  showdowns and timeouts are not the whole hand, so the result still comes from the
+ *  history). Null when the view cannot say: a svara deal's view leaves out earlier deals. */
+export function partialLog(v) {
+  const hv = v?.hand;
+  if (!hv || hv.deal !== 1 || hv.phase === "settled") return null;
+  const log = { ...startLog(hv), partial: true };
+  for (const s of v.seats) {
+    if (s.in_hand || s.folded) log.paid[s.seat] = (v.settings?.ante ?? 0) + (s.put_in || 0);
+  }
+  return log;
+}

@@ -18,7 +18,7 @@ import { errorText } from "./errors.js";
 import { felt } from "./felt.js";
 import { num, seconds, t, tNodes } from "./i18n.js";
 import { buyInForm, stakes, tableName } from "./lobby.js";
-import { logEvent, settledResult, startLog } from "./handlog.js";
+import { logEvent, partialLog, settledResult, startLog } from "./handlog.js";
 import { flyChip } from "./motion.js";
 import { connection } from "./net.js";
 import { eventLine, explain, myNotice, resultPanel, seatNames, svaraPanel } from "./panels.js";
@@ -67,6 +67,7 @@ export class TableScreen {
       return;
     }
     if (this.gone) return; // left before the table arrived: no socket, no clock
+    this.log = partialLog(this.view);
     this.render();
     this.loadLastResult();
     this.socket = new TableSocket({
@@ -173,8 +174,13 @@ export class TableScreen {
       this.dealSeen.add(`${log?.number ?? this.view?.hand?.number}:${data.deal}`);
     } else if (type === "hand_settled") {
       this.log = null;
-      if (log && log.number === data.number) this.result = settledResult(log, data, names);
-      else this.loadLastResult(data.number); // joined mid-hand: the events seen are not all
+      if (log && log.number === data.number && !log.partial) {
+        this.result = settledResult(log, data, names);
+      } else {
+        // joined mid-hand: the events seen are not all; what was put in may be known
+        this.stakes = log && log.number === data.number ? { number: log.number, paid: log.paid } : null;
+        this.loadLastResult(data.number);
+      }
     } else if (log) {
       logEvent(log, type, data);
     }
@@ -223,6 +229,7 @@ export class TableScreen {
   show(view) {
     if (this.view && view.version < this.view.version) return;
     this.view = view;
+    if (!this.log) this.log = partialLog(view);
     this.render();
   }
 
@@ -299,7 +306,9 @@ export class TableScreen {
     const explanation = explain(v);
     const many = (v.settings?.max_seats ?? 6) > 6;
     const seat = v.you?.seat ?? null;
-    const stake = this.result?.stakes?.[seat]; // known when this page saw the whole hand
+    // known when this page saw the whole hand, or its first deal's chips in a view
+    const stake = this.result?.stakes?.[seat]
+      ?? (this.stakes?.number === this.result?.number ? this.stakes?.paid[seat] : undefined);
     const settledStake = this.result && this.result.number === hv?.number ? stake : undefined;
     replace(this.root,
       h("div", { class: `felt-wrap${many ? " many" : ""}` }, this.tools(v, me),
