@@ -32,7 +32,9 @@ def table_view(seats: int, phase: str, *, legal: list[dict[str, Any]] | None = N
                shown: bool | set[int] = False, **hand: Any) -> dict[str, Any]:
     """A table of `seats` seats, all taken, Cleo (seat 2) watching her own cards. `shown`: every
     hand face up (a showdown, or a svara's tied hands)."""
-    face = (lambda n: n in shown) if isinstance(shown, set) else (lambda n: shown)
+    def face(n: int) -> bool:
+        return n in shown if isinstance(shown, set) else shown
+
     rows = [seat(n, cards=HANDS[n] if face(n) or n == ME else None,
                  score=SCORES[n] if face(n) or n == ME else None) for n in range(seats)]
     return {

@@ -47,10 +47,10 @@ async def test_a_page_opened_mid_hand_shows_the_winner_and_amount(
         won = sum(result["amounts"].values())
         assert result["winner_seats"] == [next(
             s["seat"] for s in settled["seats"] if s["user_id"] == boris.user_id)]
-        card = await page.wait_for_selector("#result[data-hand='1']")
-        assert f"Boris wins {won} chips" in await card.inner_text()
-        felt = await page.wait_for_selector("#pot.felt-result[data-hand='1']")
-        text = await felt.inner_text()
+        await page.wait_for_selector("#result[data-hand='1']")
+        assert f"Boris wins {won} chips" in await page.inner_text("#result")
+        await page.wait_for_selector("#pot.felt-result[data-hand='1']")
+        text = await page.inner_text("#pot.felt-result")
         assert "Boris" in text and won in chips(text), text
         await dora.look()
         await snap(page, shots, "result-mid-hand", dark=False)
@@ -78,8 +78,8 @@ async def test_a_winner_is_told_the_gain_and_the_pot(
         assert await page.inner_text("#result .headline") == f"You win {gain} chips!"
         assert await page.inner_text("#result .pot-line") == (
             f"Pot {pot} chips, your stake {pot - gain} chips")
-        felt = await page.wait_for_selector("#pot.felt-result.mine[data-hand='1']")
-        on_felt = await felt.inner_text()
+        await page.wait_for_selector("#pot.felt-result.mine[data-hand='1']")
+        on_felt = await page.inner_text("#pot.felt-result")
         assert f"You win {gain} chips!" in on_felt, on_felt
         assert f"Pot {pot} chips, your stake {pot - gain} chips" in on_felt, on_felt
         await ana.look()

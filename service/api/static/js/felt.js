@@ -8,7 +8,7 @@
 import { hand } from "./cards.js";
 import { h, who } from "./dom.js";
 import { DEAL_MS, dealAge } from "./motion.js";
-import { chips, num, t } from "./i18n.js";
+import { num, t } from "./i18n.js";
 import { outcome, reasonText, seatNames } from "./panels.js";
 
 const PHASES = { blind: "phase.blind", betting: "phase.betting", svara_join: "phase.svara",
@@ -28,7 +28,7 @@ function place(n, mine, max) {
  *  the rim turns. */
 function placeWide(n, mine, max) {
   const offset = mine === null ? n : (n - mine + max) % max;
-  const [rx, ry] = max > 6 ? [41, 35] : [38, 32];
+  const [rx, ry] = max > 6 ? [41, 35] : [36, 32];
   const steps = 720;
   const point = (i) => {
     const angle = Math.PI / 2 + (2 * Math.PI * i) / steps;
@@ -63,7 +63,8 @@ function tags(s, handView, justWon) {
     out.push(h("span", { class: "tag" }, t("seat.waiting")));
   }
   if (s.blind && !s.folded) out.push(h("span", { class: "tag blind" }, t("seat.blind")));
-  if (s.looked && !s.folded && handView?.phase !== "settled") {
+  // (cards face up say more than "looked", and leave the seat low enough for its neighbours)
+  if (s.looked && !s.folded && handView?.phase !== "settled" && !s.cards?.length) {
     out.push(h("span", { class: "tag" }, t("seat.looked")));
   }
   return out;
@@ -123,12 +124,12 @@ function settledResult(v, stake) {
   h("span", { class: "felt-why" }, detail || reasonText(r.reason)));
 }
 
-/** During the svara window: the tie and the fee, on the felt beside the tied hands. */
+/** During the svara window: the tie and its clock, on the felt beside the tied hands (the
+ *  fee is on the join button and in the svara panel). */
 function svaraNote(sv, v) {
   const score = v.seats.find((s) => s.seat === sv.tied[0])?.score;
   return h("div", { class: "felt-svara", id: "felt-svara" },
     score !== null && score !== undefined ? h("span", {}, t("felt.svara_tie", { score })) : null,
-    h("span", {}, t("felt.svara_fee", { fee: chips(sv.fee) })),
     h("span", { class: "clock", dataset: { deadline: sv.deadline ?? "" } }));
 }
 
