@@ -155,6 +155,19 @@ async def test_titles_fit_in_every_language(
     assert title == [{"text": catalog(lang)["history.title"], "fits": True}], title
 
 
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (844, 390)])
+async def test_the_bar_says_what_it_waits_for_once_the_feed_is_live(
+    server: Server, browser: Contexts, width: int, height: int
+) -> None:
+    """The connection turning live repaints the bar's status line: the waiting line stays."""
+    view = settled(6)
+    cleo = await open_table(browser, server, view, hands=[last_hand(view)], width=width,
+                            height=height, locale="ru-RU")
+    page = cleo.page  # (open_table waits for the feed to be live)
+    assert await page.inner_text("#bar-status") == catalog("ru")["bar.waiting_hand"]
+    await all_in_view(page, "#bar-status")
+
+
 def many_seats(seats: int) -> dict[str, Any]:
     return betting(seats, deadline=time.time() + 59)
 

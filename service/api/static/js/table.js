@@ -418,19 +418,12 @@ export class TableScreen {
     // (Look sits beside the cards, in the row above)
     const legal = [...(you.legal || [])].filter((a) => a.type !== "look")
       .sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
-    const hv = v.hand;
     const status = h("p", { class: "bar-status", id: "bar-status" });
     const wrap = h("div", { class: "bar-actions" }, status);
-    if (this.pending) {
-      this.paintStatus(status, wrap); // waiting to go out, whatever the view says meanwhile
-    } else if (!legal.length) {
-      const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
-      const names = seatNames(v);
-      status.append(...(turnSeat !== null && turnSeat !== undefined
-        ? tNodes("bar.waiting_for", { name: who(names[turnSeat] ?? "") })
-        : [hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand")]));
+    if (!legal.length) {
+      this.paintStatus(status, wrap); // waiting: for another player, or to send ours
+      return wrap;
     }
-    if (!legal.length) return wrap;
     const ranged = legal.find((a) => (a.type === "raise" || a.type === "blind")
       && a.amount === undefined && a.min !== a.max);
     let picker = null;
@@ -510,7 +503,14 @@ export class TableScreen {
       status.append(offline ? t("bar.will_send") : t("bar.sending"));
       return;
     }
-    if (hv?.phase === "svara_join" && v.you?.legal?.some((a) => a.type === "join_svara")) {
+    // (repainted when the connection changes: the waiting line must survive that too)
+    const legal = (v.you?.legal || []).filter((a) => a.type !== "look");
+    const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
+    if (!legal.length && turnSeat !== null && turnSeat !== undefined) {
+      status.append(...tNodes("bar.waiting_for", { name: who(seatNames(v)[turnSeat] ?? "") }));
+    } else if (!legal.length) {
+      status.append(hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand"));
+    } else if (hv?.phase === "svara_join" && legal.some((a) => a.type === "join_svara")) {
       status.append(t("bar.svara_choice"));
     }
     wrap?.classList.toggle("has-status", Boolean(status.textContent));
