@@ -77,7 +77,8 @@ async def test_play_a_hand_against_a_practice_bot(
     await page.click("#result [data-action=history]")
     listed = page.locator(f".history .result[data-hand='{number}']")
     await listed.wait_for()
-    assert re.search(r"(You win|wins) \d", await listed.inner_text())
+    # (the history knows no one's stake: a winner reads the pot there)
+    assert re.search(r"(You win the pot:|wins) \d", await listed.inner_text())
     await snap(page, shots, "history")
     # The page checks the settled hand itself (chain, decks against commitments, cards,
     # scores, chips; what it kept while playing; Ana's own cards), the server's audit beside it.
@@ -123,12 +124,15 @@ async def test_two_people_play_live_over_the_websocket(
 
     await play_until_settled([ana, boris], within=30)
     await snap(boris.page, shots, "table-two-people", dark=False)
-    ana_result = await ana.page.inner_text("#result .headline")
-    boris_result = await boris.page.inner_text("#result .headline")
-    # one outcome, seen from both sides: the same hand and amount, a winner (or a split)
-    won = [re.fullmatch(r"(You win|Ana Two wins|Boris wins|.* split) (\d+) chips!?", text)
-           for text in (ana_result, boris_result)]
-    assert all(won) and won[0][2] == won[1][2], (ana_result, boris_result)  # type: ignore[index]
+    ana_result = await ana.page.inner_text("#result .result-head")
+    boris_result = await boris.page.inner_text("#result .result-head")
+    # one outcome, seen from both sides: the same hand and pot, a winner (or a split); the
+    # winner reads the gain first, then the pot
+    pot = r"(?:You win \d+ chips!\nPot (\d+) chips, your stake \d+ chips"
+    pot += r"|(?:Ana Two wins|Boris wins|.* split) (\d+) chips)"
+    won = [re.search(pot, text) for text in (ana_result, boris_result)]
+    amounts = [m and (m[1] or m[2]) for m in won]
+    assert all(amounts) and amounts[0] == amounts[1], (ana_result, boris_result)
     assert await ana.page.get_attribute("#result", "data-hand") == await boris.page.get_attribute(
         "#result", "data-hand")
     # Ana's feed was open before the hand began, so the frame checks saw the deal itself.

@@ -9,6 +9,7 @@ import { hand } from "./cards.js";
 import { h, who } from "./dom.js";
 import { DEAL_MS, dealAge } from "./motion.js";
 import { num, t } from "./i18n.js";
+import { outcome, reasonText, seatNames } from "./panels.js";
 
 const PHASES = { blind: "phase.blind", betting: "phase.betting", svara_join: "phase.svara",
   settled: "phase.settled" };
@@ -22,6 +23,36 @@ function place(n, mine, max) {
   return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
 }
 
+/** The same order on a wide, low felt (landscape, desktop): seats evenly spaced along the
+ *  oval's rim (as drawn, about 1.6 times as wide as high), so none sit on each other where
+ *  the rim turns. */
+function placeWide(n, mine, max) {
+  const offset = mine === null ? n : (n - mine + max) % max;
+  const [rx, ry] = max > 6 ? [41, 35] : [36, 32];
+  const steps = 720;
+  const point = (i) => {
+    const angle = Math.PI / 2 + (2 * Math.PI * i) / steps;
+    return [1.6 * rx * Math.cos(angle), ry * Math.sin(angle)];
+  };
+  const lengths = [0];
+  for (let i = 1; i <= steps; i++) {
+    const [a, b] = [point(i - 1), point(i)];
+    lengths.push(lengths[i - 1] + Math.hypot(b[0] - a[0], b[1] - a[1]));
+  }
+  const want = (lengths[steps] * offset) / max;
+  const i = lengths.findIndex((l) => l >= want);
+  const angle = Math.PI / 2 + (2 * Math.PI * i) / steps;
+  return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
+}
+
+/** A seat's place as style: left/top on a tall felt, --wx/--wy on a wide one (app.css). */
+function at(n, mine, max) {
+  const pos = place(n, mine, max);
+  const wide = placeWide(n, mine, max);
+  return { pos, style: { left: `${pos.x}%`, top: `${pos.y}%`,
+    "--wx": `${wide.x.toFixed(2)}%`, "--wy": `${wide.y.toFixed(2)}%` } };
+}
+
 function tags(s, handView, justWon) {
   const out = [];
   if (justWon) out.push(h("span", { class: "tag won" }, t("seat.won")));
@@ -32,14 +63,16 @@ function tags(s, handView, justWon) {
     out.push(h("span", { class: "tag" }, t("seat.waiting")));
   }
   if (s.blind && !s.folded) out.push(h("span", { class: "tag blind" }, t("seat.blind")));
-  if (s.looked && !s.folded && handView?.phase !== "settled") {
+  // (cards face up say more than "looked", and leave the seat low enough for its neighbours)
+  if (s.looked && !s.folded && handView?.phase !== "settled" && !s.cards?.length) {
     out.push(h("span", { class: "tag" }, t("seat.looked")));
   }
   return out;
 }
 
 /** One seat. `deal` animates its cards in when the deal is new. */
-function seatEl(s, v, { isMe, pos, deal, winners }) {
+function seatEl(s, v, { isMe, place, deal, winners }) {
+  const pos = place.pos;
   const hv = v.hand;
   const live = hv && hv.phase !== "settled";
   const turn = live && hv.turn === s.seat;
@@ -58,7 +91,7 @@ function seatEl(s, v, { isMe, pos, deal, winners }) {
   const cards = hand(showCards ? s.cards : null, {
     dealt: dealtIn && !s.folded && hv.phase !== "settled", deal: deal && dealtIn ? deal : null });
   // --dx/--dy: from this seat to the middle of the felt, where the deal starts
-  const style = { left: `${pos.x}%`, top: `${pos.y}%`,
+  const style = { ...place.style,
     "--dx": `${((50 - pos.x) * 1).toFixed(1)}cqw`, "--dy": `${((50 - pos.y) * 1).toFixed(1)}cqh` };
   return h("div", { class: classes.join(" "), style, dataset: { seat: s.seat } },
     hv && hv.dealer === s.seat
@@ -66,20 +99,45 @@ function seatEl(s, v, { isMe, pos, deal, winners }) {
         t("seat.dealer_badge")) : null,
     h("div", { class: "name" }, who(s.name)),
     h("div", { class: "stack", dataset: { stack: s.stack } }, num(s.stack)),
-    cards && h("div", { class: "seat-cards" }, cards),
-    showCards && !isMe && !turn && s.score !== null && s.score !== undefined
-      ? h("div", { class: "score", dataset: { scoreSeat: s.seat }, title: t("seat.score") },
-        num(s.score)) : null,
+    cards && h("div", { class: "seat-cards" }, cards,
+      // A score is not a bet: a labelled badge on the cards it comes from, never a gold chip
+      // (the chips a seat put in sit beside it). Your own is in the action bar.
+      showCards && !isMe && s.score !== null && s.score !== undefined
+        ? h("div", { class: "score-badge", dataset: { scoreSeat: s.seat }, title: t("seat.score") },
+          h("small", {}, t("seat.score_label")), " ", h("b", {}, num(s.score))) : null),
     h("div", { class: "tags" }, tags(s, hv, justWon)),
     s.put_in && live ? h("div", { class: "put", title: t("seat.put_in") }, num(s.put_in)) : null,
     turn ? h("div", { class: "clock seat-clock", dataset: { deadline: hv.deadline ?? "" } }) : null);
 }
 
+/** A settled hand's result in the middle of the felt, where no bar covers it, from the view
+ *  itself (so a page that saw only the end of the hand shows it too): who won, how much,
+ *  why. It stays until the next hand starts. (`#pot`: the winners' chips fly from it.) */
+function settledResult(v, stake) {
+  const hv = v.hand;
+  if (hv.phase !== "settled" || !hv.result) return null;
+  const r = hv.result;
+  const { headline, detail, iWon } = outcome(r, seatNames(v), v.you?.seat ?? null, stake);
+  return h("div", { class: `pot felt-result${iWon ? " mine" : ""}`, id: "pot",
+    dataset: { hand: hv.number } },
+  h("strong", { class: "felt-headline", id: "felt-result" }, headline),
+  h("span", { class: "felt-why" }, detail || reasonText(r.reason)));
+}
+
+/** During the svara window: the tie and its clock, on the felt beside the tied hands (the
+ *  fee is on the join button and in the svara panel). */
+function svaraNote(sv, v) {
+  const score = v.seats.find((s) => s.seat === sv.tied[0])?.score;
+  return h("div", { class: "felt-svara", id: "felt-svara" },
+    score !== null && score !== undefined ? h("span", {}, t("felt.svara_tie", { score })) : null,
+    h("span", { class: "clock", dataset: { deadline: sv.deadline ?? "" } }));
+}
+
 /**
  * The felt for view `v`. `dealKey` is set when this deal was seen being dealt (animate it);
- * `onInfo` opens the commitment.
+ * `onInfo` opens the commitment; `stake` is what the viewer put into a settled hand, if known.
  */
-export function felt(v, { dealKey = null, onInfo }) {
+export function felt(v, { dealKey = null, onInfo, stake }) {
   const hv = v.hand;
   const max = (v.settings && v.settings.max_seats) || Math.max(2, v.seats.length);
   const mine = v.you?.seat ?? null;
@@ -98,21 +156,23 @@ export function felt(v, { dealKey = null, onInfo }) {
   const step = order.length ? DEAL_MS / (3 * order.length) : 0;
   const spots = [];
   for (let n = 0; n < max; n++) {
-    const pos = place(n, mine, max);
+    const spot = at(n, mine, max);
     const seat = bySeat.get(n);
     if (!seat) {
-      spots.push(h("div", { class: "seat empty", style: { left: `${pos.x}%`, top: `${pos.y}%` } },
+      spots.push(h("div", { class: "seat empty", style: spot.style },
         t("seat.empty")));
       continue;
     }
     const deal = dealing ? { age, order: order.indexOf(n), count: order.length, step } : null;
-    spots.push(seatEl(seat, v, { isMe: n === mine, pos, deal, winners }));
+    spots.push(seatEl(seat, v, { isMe: n === mine, place: spot, deal, winners }));
   }
   const center = h("div", { class: "felt-center" },
     hv ? [
-      h("div", { class: "pot", id: "pot" }, h("small", {}, t("felt.pot")),
+      settledResult(v, stake) || h("div", { class: "pot", id: "pot" }, h("small", {}, t("felt.pot")),
         h("strong", { dataset: { pot: hv.pot } }, num(hv.pot))),
-      h("div", { class: "phase", id: "phase" }, t(PHASES[hv.phase] || "phase.settled")),
+      hv.phase === "settled" && hv.result ? null
+        : h("div", { class: "phase", id: "phase" }, t(PHASES[hv.phase] || "phase.settled")),
+      hv.phase === "svara_join" && hv.svara ? svaraNote(hv.svara, v) : null,
       h("div", { class: "hand-no" },
         h("span", {}, hv.deal > 1 ? t("felt.hand_svara", { number: hv.number })
           : t("felt.hand", { number: hv.number })),

@@ -119,21 +119,51 @@ export function svaraPanel(v) {
 const REASONS = { last_player: "result.last_player", showdown: "result.showdown",
   split: "result.split", svara_walkover: "result.walkover" };
 
+/** Why the hand ended as it did, in a sentence. */
+export function reasonText(reason) {
+  return t(REASONS[reason] || "result.showdown");
+}
+
+/**
+ * Who won what, in words: `r` has winners, amounts, pot (a history entry or a view's result),
+ * `stake` what `me` put into the hand (undefined: not known here, e.g. a page opened after
+ * the hand began). A winner is told their gain (what they won less their own stake) and the
+ * pot beside it; without the stake, the pot and no gain (the pot holds the winner's own chips).
+ */
+export function outcome(r, names, me = null, stake = undefined) {
+  const amounts = r.amounts || {};
+  const won = Object.values(amounts).reduce((a, b) => a + b, 0) || r.pot;
+  const seats = (r.winners || r.winner_seats || []).map(Number);
+  const winners = seats.map((seat) => nameOf(names, seat));
+  const iWon = me !== null && seats.includes(me);
+  const known = typeof stake === "number";
+  let headline;
+  let detail = null;
+  if (iWon && seats.length === 1) {
+    headline = known ? t("result.you_won", { chips: chips(won - stake) })
+      : t("result.you_won_pot", { chips: chips(won) });
+    if (known) detail = t("result.pot_stake", { pot: chips(won), stake: chips(stake) });
+  } else if (seats.length === 1) {
+    headline = tNodes("result.won", { name: who(winners[0]), chips: chips(won) });
+  } else {
+    headline = tNodes("result.split_between", { names: list(winners), chips: chips(won) });
+    if (iWon && known) {
+      detail = t("result.your_share", { chips: chips((amounts[me] ?? 0) - stake),
+        stake: chips(stake) });
+    }
+  }
+  return { headline, detail, iWon };
+}
+
 /**
  * The result of a settled hand, in the shape of GET /hands (a history entry): winners and
  * what they won, why, every shown hand with its score, svaras, timeouts, and the ways to
- * check it.
+ * check it. `stake`: what `me` put in, when this page saw the whole hand.
  */
-export function resultPanel(r, { me = null, onAudit, onHistory, compact = false } = {}) {
+export function resultPanel(r, { me = null, stake, onAudit, onHistory, compact = false } = {}) {
   if (!r) return null;
   const names = r.names || {};
-  const won = Object.values(r.amounts || {}).reduce((a, b) => a + b, 0) || r.pot;
-  const winners = (r.winners || []).map((seat) => nameOf(names, Number(seat)));
-  const iWon = me !== null && (r.winners || []).map(Number).includes(me);
-  let headline;
-  if (iWon && winners.length === 1) headline = t("result.you_won", { chips: chips(won) });
-  else if (winners.length === 1) headline = tNodes("result.won", { name: who(winners[0]), chips: chips(won) });
-  else headline = tNodes("result.split_between", { names: list(winners), chips: chips(won) });
+  const { headline, detail, iWon } = outcome(r, names, me, stake);
   const last = (r.showdowns || []).at(-1);
   const winnerSet = new Set((r.winners || []).map(String));
   const shownBlock = (r.showdowns || []).map((sd, i, all) => h("div", { class: "showdown" },
@@ -159,8 +189,9 @@ export function resultPanel(r, { me = null, onAudit, onHistory, compact = false 
     dataset: { hand: r.number } },
   h("div", { class: "result-head" },
     h("small", { class: "muted" }, t("result.hand", { number: r.number })),
-    h("strong", { class: "headline" }, headline)),
-  h("p", { class: "why" }, t(REASONS[r.reason] || "result.showdown")),
+    h("strong", { class: "headline" }, headline),
+    detail ? h("small", { class: "pot-line" }, detail) : null),
+  h("p", { class: "why" }, reasonText(r.reason)),
   capped ? h("p", { class: "capped", id: "capped" }, t("result.capped")) : null,
   shownBlock, svaras, timeouts,
   h("div", { class: "result-links" },

@@ -18,6 +18,7 @@ import { errorText } from "./errors.js";
 import { felt } from "./felt.js";
 import { num, seconds, t, tNodes } from "./i18n.js";
 import { buyInForm, stakes, tableName } from "./lobby.js";
+import { logEvent, partialLog, settledResult, startLog } from "./handlog.js";
 import { flyChip } from "./motion.js";
 import { connection } from "./net.js";
 import { eventLine, explain, myNotice, resultPanel, seatNames, svaraPanel } from "./panels.js";
@@ -66,6 +67,7 @@ export class TableScreen {
       return;
     }
     if (this.gone) return; // left before the table arrived: no socket, no clock
+    this.log = partialLog(this.view);
     this.render();
     this.loadLastResult();
     this.socket = new TableSocket({
@@ -111,15 +113,20 @@ export class TableScreen {
     toast(why === "login" ? t("error.login") : t("error.table_not_found"));
   }
 
-  /** The hand before this one (a reload, or a table opened between hands) as the result. */
-  async loadLastResult() {
+  /** The hand before this one (a reload, or a table opened between hands) as the result;
+   *  `settled`: the number of a hand that just settled, asked for whatever the view says
+   *  (the view may still be the one before it), again shortly if the history lags. */
+  async loadLastResult(settled = 0, tries = 3) {
     const hv = this.view?.hand;
-    if (!hv || (hv.number <= 1 && hv.phase !== "settled")) return;
+    if (!settled && (!hv || (hv.number <= 1 && hv.phase !== "settled"))) return;
     try {
       const { hands } = await this.app.api.hands(this.tableId, 1);
       if (hands.length && (!this.result || this.result.number < hands[0].number)) {
         this.result = hands[0];
         this.render();
+      }
+      if (settled && (hands[0]?.number ?? 0) < settled && tries > 1 && !this.gone) {
+        setTimeout(() => this.loadLastResult(settled, tries - 1), 500);
       }
     } catch { /* the result is a nicety: the table works without it */ }
   }
@@ -157,33 +164,25 @@ export class TableScreen {
     if (recent) this.feel(event, data, before);
   }
 
-  /** Keep what the events say of the hand, for its result. */
+  /** Keep what the events say of the hand, for its result (handlog.js). */
   record(event, data, names) {
     const type = event.type;
     const log = this.log;
     if (type === "hand_started") {
-      this.log = { number: data.number, dealer: data.dealer, showdowns: [], svaras: [], timeouts: [] };
+      this.log = startLog(data);
     } else if (type === "cards_dealt") {
       this.dealSeen.add(`${log?.number ?? this.view?.hand?.number}:${data.deal}`);
     } else if (type === "hand_settled") {
       this.log = null;
-      if (!log || log.number !== data.number) {
-        this.loadLastResult(); // joined mid-hand: the events seen are not the whole hand
-        return;
+      if (log && log.number === data.number && !log.partial) {
+        this.result = settledResult(log, data, names);
+      } else {
+        // joined mid-hand: the events seen are not all; what was put in may be known
+        this.stakes = log && log.number === data.number ? { number: log.number, paid: log.paid } : null;
+        this.loadLastResult(data.number);
       }
-      this.result = { number: data.number, dealer: log.dealer, names,
-        winners: data.winners, amounts: data.amounts, pot: data.pot, rake: data.rake,
-        reason: data.reason, showdowns: log.showdowns, svaras: log.svaras, timeouts: log.timeouts };
-    } else if (!log) {
-      // nothing to keep: a hand seen from its middle gets its result from the history
-    } else if (type === "showdown") {
-      log.showdowns.push({ deal: data.deal, hands: data.hands, capped: Boolean(data.capped) });
-    } else if (type === "svara_started") {
-      log.svaras.push({ tied: data.tied, fee: data.fee, joined: [] });
-    } else if (type === "svara_joined") {
-      log.svaras.at(-1)?.joined.push(data.seat);
-    } else if (type === "timed_out") {
-      log.timeouts.push({ seat: data.seat, action: data.action });
+    } else if (log) {
+      logEvent(log, type, data);
     }
   }
 
@@ -230,6 +229,7 @@ export class TableScreen {
   show(view) {
     if (this.view && view.version < this.view.version) return;
     this.view = view;
+    if (!this.log) this.log = partialLog(view);
     this.render();
   }
 
@@ -305,14 +305,19 @@ export class TableScreen {
     const dealKey = hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null;
     const explanation = explain(v);
     const many = (v.settings?.max_seats ?? 6) > 6;
+    const seat = v.you?.seat ?? null;
+    // known when this page saw the whole hand, or its first deal's chips in a view
+    const stake = this.result?.stakes?.[seat]
+      ?? (this.stakes?.number === this.result?.number ? this.stakes?.paid[seat] : undefined);
+    const settledStake = this.result && this.result.number === hv?.number ? stake : undefined;
     replace(this.root,
       h("div", { class: `felt-wrap${many ? " many" : ""}` }, this.tools(v, me),
-        felt(v, { dealKey, onInfo: () => this.openInfo() })),
+        felt(v, { dealKey, stake: settledStake, onInfo: () => this.openInfo() })),
       h("div", { class: "story", id: "story" },
         explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
         this.line ? h("p", { class: "last-line muted", id: "last-line" }, this.line) : null),
       svaraPanel(v),
-      resultPanel(this.result, { me: v.you?.seat ?? null,
+      resultPanel(this.result, { me: seat, stake,
         onAudit: () => this.app.openAudit(this.tableId, this.result.number),
         onHistory: () => this.app.openHistory(this.tableId) }),
       h("div", { class: "bar-space" }),
@@ -404,7 +409,7 @@ export class TableScreen {
         : null,
       h("div", { class: "my-stack" }, h("small", {}, t("bar.stack")),
         h("strong", { id: "my-stack" }, num(me.stack))),
-      turn ? h("div", { class: "my-clock" }, h("small", {}, t("bar.your_turn")),
+      turn ? h("div", { class: "my-clock", id: "my-clock" }, h("small", {}, t("bar.your_turn")), " ",
         h("strong", { class: "clock mine-clock", dataset: { deadline: hv.deadline ?? "" } }))
         : null);
   }
@@ -413,19 +418,12 @@ export class TableScreen {
     // (Look sits beside the cards, in the row above)
     const legal = [...(you.legal || [])].filter((a) => a.type !== "look")
       .sort((a, b) => ORDER.indexOf(a.type) - ORDER.indexOf(b.type));
-    const hv = v.hand;
     const status = h("p", { class: "bar-status", id: "bar-status" });
     const wrap = h("div", { class: "bar-actions" }, status);
-    if (this.pending) {
-      this.paintStatus(status, wrap); // waiting to go out, whatever the view says meanwhile
-    } else if (!legal.length) {
-      const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
-      const names = seatNames(v);
-      status.append(...(turnSeat !== null && turnSeat !== undefined
-        ? tNodes("bar.waiting_for", { name: who(names[turnSeat] ?? "") })
-        : [hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand")]));
+    if (!legal.length) {
+      this.paintStatus(status, wrap); // waiting: for another player, or to send ours
+      return wrap;
     }
-    if (!legal.length) return wrap;
     const ranged = legal.find((a) => (a.type === "raise" || a.type === "blind")
       && a.amount === undefined && a.min !== a.max);
     let picker = null;
@@ -505,7 +503,14 @@ export class TableScreen {
       status.append(offline ? t("bar.will_send") : t("bar.sending"));
       return;
     }
-    if (hv?.phase === "svara_join" && v.you?.legal?.some((a) => a.type === "join_svara")) {
+    // (repainted when the connection changes: the waiting line must survive that too)
+    const legal = (v.you?.legal || []).filter((a) => a.type !== "look");
+    const turnSeat = hv && hv.phase !== "settled" ? hv.turn : null;
+    if (!legal.length && turnSeat !== null && turnSeat !== undefined) {
+      status.append(...tNodes("bar.waiting_for", { name: who(seatNames(v)[turnSeat] ?? "") }));
+    } else if (!legal.length) {
+      status.append(hv && hv.phase === "svara_join" ? t("bar.waiting_svara") : t("bar.waiting_hand"));
+    } else if (hv?.phase === "svara_join" && legal.some((a) => a.type === "join_svara")) {
       status.append(t("bar.svara_choice"));
     }
     wrap?.classList.toggle("has-status", Boolean(status.textContent));
