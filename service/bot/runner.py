@@ -39,6 +39,7 @@ from service.bot.ports import BotTables, LiveTables
 from service.bot.reach import Reach
 from service.bot.results import GroupResults
 from service.bot.sender import Limits, Sender
+from service.bot.sharing import SHARING_KEY, Sharing
 from service.bot.watch import TableWatch
 from service.tables.facade import Tables
 
@@ -89,6 +90,7 @@ def attach_bot(
     public_url: str | None,
     telegram_api_url: str | None,
     limits: Limits | None = None,
+    mini_app_name: str | None = None,
 ) -> None:
     """Register the bot's route (webhook mode) and startup/cleanup hooks on `app`."""
     if mode not in MODES:
@@ -112,10 +114,11 @@ def attach_bot(
         lambda method, _chat, _seconds: metrics.bot_message_rate_limited(method)
     )
     i18n = make_i18n()
-    config = BotConfig(public_url=public_url)
+    config = BotConfig(public_url=public_url, mini_app_name=mini_app_name)
     groups = GroupTables(live.kv, live.streams.namespace) if live is not None else None
     app[BOT_KEY] = bot
     app[SENDER_KEY] = sender
+    app[SHARING_KEY] = Sharing(bot, tables, i18n, config)  # in every mode: it only sends
     if live is not None:
         assert groups is not None
         _attach_watch(app, live, bot, i18n, config, groups)
