@@ -13,7 +13,7 @@ def hosted_table(host: str) -> str:
 
 
 def table_title(name: str, table_id: str) -> str:
-    return _("Svara: {name} ({table})").format(name=name, table=table_label(table_id))
+    return _("Svara table: {name} ({table})").format(name=name, table=table_label(table_id))
 
 
 def table_description(ante: int, free: int, seats: int) -> str:
