@@ -118,7 +118,7 @@ def start_bot(profile: Profile, language_code: str | None) -> list[AnyProfileEve
 
 def block_bot(profile: Profile) -> list[AnyProfileEvent]:
     """The player blocked the bot: nothing more is written to them until they start it."""
-    return [BotBlocked()] if profile.bot == "started" else []
+    return [BotBlocked()] if profile.reachable else []
 
 
 def grant_writes(profile: Profile, *, allowed: bool, explicit: bool) -> list[AnyProfileEvent]:
