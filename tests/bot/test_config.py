@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.bot.config import BotConfig, webhook_secret
+from service.bot.keyboards import webapp_keyboard
 from service.bot.links import (
     Target,
     bot_link,
@@ -18,7 +19,6 @@ from service.bot.links import (
     table_payload,
     tournament_payload,
 )
-from service.bot.keyboards import webapp_keyboard
 from service.bot.routers.group import UsageError, parse_newtable_args
 from tests.bot.conftest import catalogs
 

@@ -186,8 +186,9 @@ async def test_every_invitation_links_to_the_mini_app_when_it_is_named(
     ana, boris = people("en", "en")
     group = -random.randrange(10**9, 10**12)
     fake_api.push_update(message_update("/newtable", user_id=ana.id, chat_id=group,
-                                        chat_type="supergroup"))
+                                        chat_type="supergroup", first_name="<b>&Ana"))
     invite = await fake_api.wait_for("sendMessage", to_chat(group), within=10)
+    assert "parse_mode" not in invite.params and "<b>&Ana" in invite.params["text"]
     [[button]] = invite.params["reply_markup"]["inline_keyboard"]
     table_id = button["url"].split("table_", 1)[1]
     assert button["url"] == link(f"table_{table_id}", app)
@@ -205,6 +206,7 @@ async def test_every_invitation_links_to_the_mini_app_when_it_is_named(
     posted = await fake_api.wait_for(
         "sendMessage", lambda c: to_chat(group)(c)
         and c.params["text"].startswith(texts.result_header(table_id, 1)), within=5)
+    assert "parse_mode" not in posted.params
     assert posted.params["reply_markup"] == {"inline_keyboard": [
         [{"text": texts.join_or_watch_button(), "url": link(f"table_{table_id}", app)}],
         [{"text": texts.watch_again_button(), "url": link(f"hand_{table_id}_1", app)}]]}
