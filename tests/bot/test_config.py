@@ -125,3 +125,13 @@ def test_attach_bot_refuses_bad_modes() -> None:
         with pytest.raises(ValueError):
             attach_bot(web.Application(), StubTables(), token="1:a", mode=mode,
                        public_url=url, telegram_api_url=None)
+
+
+def test_mini_app_name_is_read_and_checked_at_start() -> None:
+    from service.api.config import Config, ConfigError
+
+    assert Config.from_env({}).mini_app_name is None
+    assert Config.from_env({"MINI_APP_NAME": " play_1 "}).mini_app_name == "play_1"
+    for bad in ["pl", "play/x", "https://t.me/bot/play", "x" * 31]:
+        with pytest.raises(ConfigError):
+            Config.from_env({"MINI_APP_NAME": bad})
