@@ -36,7 +36,17 @@ class BotBlocked(ProfileEvent, frozen=True, kw_only=True, tag="bot_blocked"):
     nothing to them until they start the bot again."""
 
 
-AnyProfileEvent = PreferencesSet | BotStarted | BotBlocked
+class WriteAccessSet(ProfileEvent, frozen=True, kw_only=True, tag="write_access_set"):
+    """Telegram said whether the player lets the bot write to them without having started
+    it: the Mini App's signed `allows_write_to_pm`, its `requestWriteAccess` answer, or the
+    `write_access_allowed` service message. `explicit`: the player just granted it (the app's
+    request, the service message), which also undoes an earlier block."""
+
+    allowed: bool
+    explicit: bool = False
+
+
+AnyProfileEvent = PreferencesSet | BotStarted | BotBlocked | WriteAccessSet
 
 _encoder = msgspec.json.Encoder()
 _decoder: msgspec.json.Decoder[AnyProfileEvent] = msgspec.json.Decoder(AnyProfileEvent)

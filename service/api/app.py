@@ -86,6 +86,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
         attach_bot(
             app, own, token=config.bot_token, mode=config.bot_mode,
             public_url=config.public_url, telegram_api_url=config.telegram_api_url,
+            mini_app_name=config.mini_app_name,
         )
     add_unmatched(app)  # after every other route
     return app

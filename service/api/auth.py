@@ -31,6 +31,7 @@ class _TelegramUser(msgspec.Struct, frozen=True):
     last_name: str = ""
     username: str = ""
     language_code: str = ""
+    allows_write_to_pm: bool = False  # the player lets the bot write to them
 
 
 _user_decoder = msgspec.json.Decoder(_TelegramUser)
@@ -85,6 +86,16 @@ def verify_init_data(
     )
 
 
+def writes_allowed(init_data: str) -> bool:
+    """Whether initData that `verify_init_data` already accepted says the bot may write to
+    its user (`allows_write_to_pm`: Telegram sets it when they granted it, e.g. on opening
+    the Mini App from a link)."""
+    try:
+        return _user_decoder.decode(dict(parse_qsl(init_data)).get("user", "")).allows_write_to_pm
+    except msgspec.MsgspecError:
+        return False
+
+
 def auth_date(init_data: str) -> int:
     """The `auth_date` of initData that `verify_init_data` already accepted."""
     return int(dict(parse_qsl(init_data))["auth_date"])
@@ -97,11 +108,14 @@ def sign_init_data(
     name: str,
     auth_date: int | None = None,
     language_code: str | None = None,
+    allows_write_to_pm: bool = False,
 ) -> str:
     """initData as Telegram would send it for this user (dev mode and tests)."""
-    fields_of_user: dict[str, str | int] = {"id": user_id, "first_name": name}
+    fields_of_user: dict[str, str | int | bool] = {"id": user_id, "first_name": name}
     if language_code:
         fields_of_user["language_code"] = language_code
+    if allows_write_to_pm:
+        fields_of_user["allows_write_to_pm"] = True
     user = msgspec.json.encode(fields_of_user).decode()
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),

@@ -26,6 +26,9 @@ class Config:
     bot_token: str | None = None  # None: dev mode (signed test users, /dev/init-data)
     public_url: str | None = None
     telegram_api_url: str | None = None  # None: Telegram's own Bot API
+    # The Mini App's short name in BotFather: invitations link to it (`?startapp=`); None:
+    # to the bot's chat (`?start=`), which answers with a button into the web app.
+    mini_app_name: str | None = None
     bot_mode: str = "off"
     auth_max_age: int = 86400
     rate_per_second: float = 20.0
@@ -83,6 +86,7 @@ class Config:
             bot_token=bot_token,
             public_url=get("PUBLIC_URL"),
             telegram_api_url=get("TELEGRAM_API_URL"),
+            mini_app_name=_mini_app_name(get("MINI_APP_NAME")),
             bot_mode=bot_mode,
             auth_max_age=_int(get, "AUTH_MAX_AGE", 86400, low=1),
             rate_per_second=float(_int(get, "RATE_LIMIT_PER_SECOND", 20, low=1)),
@@ -106,6 +110,14 @@ def _log_format(raw: str | None) -> str:
     if value not in LOG_FORMATS:
         raise ConfigError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {raw!r}")
     return value
+
+
+def _mini_app_name(raw: str | None) -> str | None:
+    # BotFather's rule for a Mini App's short name, so a typo fails at start, not in a link
+    if raw is not None and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", raw):
+        raise ConfigError("MINI_APP_NAME is the Mini App's short name in BotFather: 3-30 "
+                          f"letters, digits or '_', not {raw!r}")
+    return raw
 
 
 def _namespace(raw: str | None) -> str:

@@ -23,6 +23,10 @@ HEALTH_CHECK: web.AppKey[HealthCheck] = web.AppKey("health_check")
 AUTH_CACHE_SIZE = 50_000
 AUTH_CACHE: web.AppKey[dict[str, tuple[User, float]]] = web.AppKey("auth_cache")
 SOCKETS: web.AppKey[weakref.WeakSet[web.WebSocketResponse]] = web.AppKey("sockets")
+# Told of each initData string the first time this process accepts it (user, initData): once
+# a session, not once a request (service/api/grants.py records the bot's write access).
+NewInitData = Callable[[User, str], None]
+ON_NEW_INIT_DATA: web.AppKey[list[NewInitData]] = web.AppKey("on_new_init_data")
 
 
 def user_from_init_data(app: web.Application, init_data: str) -> User:
@@ -38,6 +42,8 @@ def user_from_init_data(app: web.Application, init_data: str) -> User:
     if len(cache) >= AUTH_CACHE_SIZE:
         cache.clear()  # crude but bounded; a miss only costs one HMAC
     cache[init_data] = (user, auth_date(init_data) + config.auth_max_age)
+    for hook in app.get(ON_NEW_INIT_DATA, ()):
+        hook(user, init_data)
     return user
 
 

@@ -269,6 +269,13 @@ def openapi_document() -> JSON:
                  "schema": {"type": "integer", "minimum": 1}},
                 {"name": "name", "in": "query", "schema": {"type": "string"}}])},
     }
+    # -- sharing and the bot's write access (service/api/openapi_share.py) --
+    from service.api import openapi_share
+
+    paths.update(openapi_share.PATHS)
+    paths["/api/me"]["get"]["summary"] += openapi_share.ME_CAN_PING
+    components = {**components, **openapi_share.SCHEMAS}
+    # -- end of sharing --
     return {
         "openapi": "3.1.0",
         "info": {"title": "Svara API", "version": "1"},

@@ -208,6 +208,14 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket, timed=False)
+    # -- sharing and the bot's write access (service/api/share.py, grants.py) --
+    from service.api.grants import install_grants, write_access
+    from service.api.share import share
+
+    post("/api/share", share)
+    post("/api/me/write-access", write_access)
+    install_grants(app)
+    # -- end of sharing --
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

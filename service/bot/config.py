@@ -1,21 +1,18 @@
-"""What the bot needs to know about where the web app lives, and the links it builds.
-
-Links are built in one place so the deep-link format (`table_<id>`) and the web app's query
-parameter (`?table=<id>`) cannot drift apart between handlers.
+"""What the bot needs to know about where the web app lives and what it is called in
+Telegram. The t.me links themselves are built in `service.bot.links`; the web app's own
+addresses (`?table=<id>`) here, the one place that knows its query parameters.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from urllib.parse import quote
 
 import msgspec
 
-DEEP_LINK_PREFIX = "table_"
-# Telegram allows A-Z a-z 0-9 _ - in /start payloads, at most 64 characters.
-TABLE_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,58}$")
+from service.bot.links import bot_link
+
 WEBHOOK_PATH = "/telegram/webhook"
 
 
@@ -23,6 +20,13 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
     public_url: str | None  # where the web app is served, e.g. https://svara.example
     default_ante: int = 10
     default_seats: int = 6
+    # The Mini App's short name in BotFather (`MINI_APP_NAME`): links open it directly
+    # (`t.me/<bot>/<app>?startapp=...`); None: they go through the bot's chat (`?start=`).
+    mini_app_name: str | None = None
+
+    def link(self, bot_username: str, payload: str | None = None) -> str:
+        """The t.me link to `payload` (`service.bot.links`) for this bot."""
+        return bot_link(bot_username, self.mini_app_name, payload)
 
     def webapp_url(self, table_id: str | None = None) -> str | None:
         """The web app's address, opening `table_id` when given; None when not configured."""
@@ -31,18 +35,10 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
         base = self.public_url.rstrip("/") + "/"
         return f"{base}?table={quote(table_id, safe='')}" if table_id else base
 
-
-def deep_link(bot_username: str, table_id: str) -> str:
-    """A t.me link that opens a private chat with the bot and sends `/start table_<id>`."""
-    return f"https://t.me/{bot_username}?start={DEEP_LINK_PREFIX}{table_id}"
-
-
-def table_id_from_payload(payload: str | None) -> str | None:
-    """`table_<id>` → `<id>`; anything else (absent, foreign, malformed) → None."""
-    if not payload or not payload.startswith(DEEP_LINK_PREFIX):
-        return None
-    table_id = payload[len(DEEP_LINK_PREFIX) :]
-    return table_id if TABLE_ID_RE.match(table_id) else None
+    def hand_url(self, table_id: str, hand: int) -> str | None:
+        """The web app's page of hand `hand` at `table_id` (the hand's audit and replay)."""
+        table = self.webapp_url(table_id)
+        return f"{table}&screen=audit&hand={hand}" if table else None
 
 
 def webhook_secret(token: str) -> str:

@@ -13,7 +13,7 @@ from service.bot.config import BotConfig
 from service.bot.groups import GroupTables
 from service.bot.i18n import Catalogs, PlayerLocale
 from service.bot.ports import BotTables
-from service.bot.routers import fallback, group, info, settings, sitin, start
+from service.bot.routers import access, fallback, group, info, inline, settings, sitin, start
 
 
 def build_dispatcher(
@@ -31,7 +31,9 @@ def build_dispatcher(
     dp["groups"] = groups
     PlayerLocale(i18n, tables).setup(dp)
     dp.include_routers(
+        access.make_router(),
         start.make_router(),
+        inline.make_router(),
         group.make_router(),
         settings.make_router(),
         sitin.make_router(),

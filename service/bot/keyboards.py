@@ -1,7 +1,8 @@
 """Inline keyboards. Labels are passed in already translated (the caller knows the language).
 
-Telegram shows `web_app` buttons only in private chats, so a group gets a plain URL button
-to the bot's deep link, which in turn answers with the web app button.
+Telegram shows `web_app` buttons only in private chats, so a group (and an inline message)
+gets a plain URL button to the link `BotConfig.link` builds: the Mini App's own link when its
+name is configured, else the bot's deep link, which in turn answers with the web app button.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from service.bot import texts
-from service.bot.config import BotConfig, deep_link
+from service.bot.config import BotConfig
+from service.bot.links import hand_payload, table_payload
 from service.tables.profiles import LANGUAGES
 
 
@@ -46,27 +48,42 @@ def table_keyboard(config: BotConfig, table_id: str) -> InlineKeyboardMarkup | N
     return webapp_keyboard(url, texts.open_table_button()) if url else None
 
 
-def group_table_keyboard(bot_username: str, table_id: str) -> InlineKeyboardMarkup:
-    button = InlineKeyboardButton(
-        text=texts.join_table_button(), url=deep_link(bot_username, table_id)
-    )
+def link_button(config: BotConfig, bot_username: str, payload: str | None, label: str
+                ) -> InlineKeyboardButton:
+    """A URL button to `payload` (`service.bot.links`): where chats other than the bot's own
+    private one take people."""
+    return InlineKeyboardButton(text=label, url=config.link(bot_username, payload))
+
+
+def group_table_keyboard(
+    config: BotConfig, bot_username: str, table_id: str
+) -> InlineKeyboardMarkup:
+    button = link_button(config, bot_username, table_payload(table_id), texts.join_table_button())
     return InlineKeyboardMarkup(inline_keyboard=[[button]])
 
 
-def result_keyboard(bot_username: str | None, table_id: str) -> InlineKeyboardMarkup | None:
+def result_keyboard(
+    config: BotConfig, bot_username: str | None, table_id: str, hand: int
+) -> InlineKeyboardMarkup | None:
     """Under a hand's result in the group: to the table, to sit down or to watch (the same
-    deep link as the invitation; None without the bot's username to build it)."""
+    link as the invitation), and to watch that hand again (None without the bot's username
+    to build them)."""
     if bot_username is None:
         return None
-    button = InlineKeyboardButton(
-        text=texts.join_or_watch_button(), url=deep_link(bot_username, table_id)
+    to_table = link_button(
+        config, bot_username, table_payload(table_id), texts.join_or_watch_button()
     )
-    return InlineKeyboardMarkup(inline_keyboard=[[button]])
+    again = link_button(
+        config, bot_username, hand_payload(table_id, hand), texts.watch_again_button()
+    )
+    return InlineKeyboardMarkup(inline_keyboard=[[to_table], [again]])
 
 
-def group_tables_keyboard(bot_username: str, table_ids: list[str]) -> InlineKeyboardMarkup:
+def group_tables_keyboard(
+    config: BotConfig, bot_username: str, table_ids: list[str]
+) -> InlineKeyboardMarkup:
     rows = [
-        [InlineKeyboardButton(text=texts.group_table_button(t), url=deep_link(bot_username, t))]
+        [link_button(config, bot_username, table_payload(t), texts.group_table_button(t))]
         for t in table_ids
     ]
     return InlineKeyboardMarkup(inline_keyboard=rows)

@@ -1,7 +1,8 @@
 """A hand's result, posted to the group a table was opened in (/newtable).
 
-One message per hand: who won, the pot, the hands shown at the showdown, and a button to the
-table (join or watch it; the invitation's deep link). When hands come fast
+One message per hand: who won, the pot, the hands shown at the showdown, a button to the
+table (join or watch it; the invitation's link) and one to watch that hand again (its
+`hand_<table>_<n>` link). When hands come fast
 -- the table's last result message is younger than `window` seconds -- that message is edited
 to show the new hand, with the few hands before it as one line each, instead of piling up
 messages in the group. Once per hand across replicas (the mark names the hand); the message id
@@ -175,13 +176,13 @@ class GroupResults:
         now = reach.clock()
         me = await reach.bot.me()  # aiogram asks Telegram once, then remembers
         with reach.i18n.speaking(language):
-            markup = result_keyboard(me.username, outcome.table_id)
             if last is not None and last.chat_id == chat_id and now - last.sent_at < self.window:
                 hands = sorted(
                     {o.number: o for o in (last.newest, *last.earlier, outcome)}.values(),
                     key=lambda o: -o.number,
                 )
                 newest, earlier = hands[0], tuple(hands[1 : 1 + self.earlier])
+                markup = result_keyboard(reach.config, me.username, newest.table_id, newest.number)
                 try:
                     await reach.bot.edit_message_text(  # an edit without it drops it
                         render_posted(newest, earlier), chat_id=chat_id,
@@ -193,6 +194,7 @@ class GroupResults:
                     posted = Posted(chat_id, last.message_id, last.sent_at, newest, earlier)
                     await reach.tables.kv.put(key, _encode(posted), ttl=self.window)
                     return
+            markup = result_keyboard(reach.config, me.username, outcome.table_id, outcome.number)
             message = await reach.bot.send_message(chat_id, render(outcome), reply_markup=markup)
         posted = Posted(chat_id, message.message_id, now, outcome, ())
         await reach.tables.kv.put(key, _encode(posted), ttl=self.window)

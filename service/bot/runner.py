@@ -38,6 +38,7 @@ from service.bot.ports import LiveTables
 from service.bot.reach import Reach
 from service.bot.results import GroupResults
 from service.bot.sender import Limits, Sender
+from service.bot.sharing import SHARING_KEY, Sharing
 from service.bot.watch import TableWatch
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ def attach_bot(
     public_url: str | None,
     telegram_api_url: str | None,
     limits: Limits | None = None,
+    mini_app_name: str | None = None,
 ) -> None:
     """Register the bot's route (webhook mode) and startup/cleanup hooks on `app`."""
     if mode not in MODES:
@@ -86,10 +88,11 @@ def attach_bot(
         lambda method, _chat, _seconds: metrics.bot_message_rate_limited(method)
     )
     i18n = make_i18n()
-    config = BotConfig(public_url=public_url)
+    config = BotConfig(public_url=public_url, mini_app_name=mini_app_name)
     groups = GroupTables(tables.kv, tables.streams.namespace)
     app[BOT_KEY] = bot
     app[SENDER_KEY] = sender
+    app[SHARING_KEY] = Sharing(bot, tables, i18n, config)  # in every mode: it only sends
     _attach_watch(app, tables, bot, i18n, config, groups)
     if mode == "off":
         _attach_sending_only(app, bot)

@@ -64,6 +64,12 @@ def table_invite(table_id: str) -> str:
     )
 
 
+def hand_invite(table_id: str, hand: int) -> str:
+    return _("Hand {hand} at Svara table {table}: tap the button to watch it again.").format(
+        hand=hand, table=table_label(table_id)
+    )
+
+
 def table_gone(table_id: str) -> str:
     return _("Table {table} does not exist any more. Open the lobby to find another one.").format(
         table=table_label(table_id)
@@ -88,6 +94,10 @@ def join_table_button() -> str:
 
 def join_or_watch_button() -> str:
     return _("Join or watch the table")
+
+
+def watch_again_button() -> str:
+    return _("Watch again")
 
 
 # -- groups ---------------------------------------------------------------------------------

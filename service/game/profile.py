@@ -6,7 +6,9 @@ The language a player sees is `effective_language`: their own choice if they mad
 their Telegram client's `language_code` (`ru-RU` -> `ru`), else English.
 
 The profile also says whether the bot may write to the player (`bot`): Telegram lets a bot
-message only users who started it, and a user who blocked it answers every message with 403.
+message users who started it, and a user who blocked it answers every message with 403. A
+player who came from a link and never started the bot may still have let it write to them
+(`write_access`: the Mini App's `allows_write_to_pm`, or `requestWriteAccess`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from typing import Final, Literal
 
 import msgspec
 
-from events.profile import AnyProfileEvent, BotBlocked, BotStarted, PreferencesSet
+from events.profile import (
+    AnyProfileEvent,
+    BotBlocked,
+    BotStarted,
+    PreferencesSet,
+    WriteAccessSet,
+)
 from service.game.errors import GameError
 
 LANGUAGES: Final = ("en", "ru", "bg", "tr", "de", "ar")  # en first: the fallback
@@ -31,11 +39,13 @@ class Profile(msgspec.Struct, frozen=True, kw_only=True):
     pings: bool = True
     bot: BotStatus = "never"  # may the bot write to them: only when "started"
     telegram_language: str | None = None  # their client's language_code when they started it
+    write_access: bool = False  # Telegram says they let the bot write to them (a Mini App grant)
 
     @property
     def reachable(self) -> bool:
-        """The bot may send this player a message (they started it and did not block it)."""
-        return self.bot == "started"
+        """The bot may send this player a message: they started it, or let it write to them
+        from the Mini App, and did not block it since."""
+        return self.bot == "started" or (self.bot == "never" and self.write_access)
 
 
 EMPTY = Profile()
@@ -59,8 +69,13 @@ def evolve(profile: Profile, event: AnyProfileEvent) -> Profile:
         return msgspec.structs.replace(
             profile, bot="started", telegram_language=event.language_code
         )
-    if isinstance(event, BotBlocked):
-        return msgspec.structs.replace(profile, bot="blocked")
+    if isinstance(event, BotBlocked):  # a 403 is the proof that no grant holds any more
+        return msgspec.structs.replace(profile, bot="blocked", write_access=False)
+    if isinstance(event, WriteAccessSet):
+        unblocked = event.allowed and event.explicit and profile.bot == "blocked"
+        return msgspec.structs.replace(
+            profile, write_access=event.allowed, bot="never" if unblocked else profile.bot
+        )
     language = event.language if event.language is not None else profile.language
     pings = event.pings if event.pings is not None else profile.pings
     return msgspec.structs.replace(profile, language=language, pings=pings)
@@ -96,7 +111,16 @@ class BlockBot(ProfileCommand, frozen=True, kw_only=True):
     """Telegram says the player blocked the bot."""
 
 
-AnyProfileCommand = SetPreferences | StartBot | BlockBot
+class GrantWrites(ProfileCommand, frozen=True, kw_only=True):
+    """Telegram told whether the player lets the bot write to them: `explicit` when the
+    player granted it just now (requestWriteAccess, the bot's service message), not when it is
+    read from a signed initData's `allows_write_to_pm`."""
+
+    allowed: bool
+    explicit: bool
+
+
+AnyProfileCommand = SetPreferences | StartBot | BlockBot | GrantWrites
 
 
 def decide(profile: Profile, command: AnyProfileCommand) -> list[AnyProfileEvent]:
@@ -108,6 +132,8 @@ def decide(profile: Profile, command: AnyProfileCommand) -> list[AnyProfileEvent
             return start_bot(profile, language_code)
         case BlockBot():
             return block_bot(profile)
+        case GrantWrites(allowed=allowed, explicit=explicit):
+            return grant_writes(profile, allowed=allowed, explicit=explicit)
     raise AssertionError(f"unhandled profile command {command!r}")  # pragma: no cover
 
 
@@ -139,4 +165,15 @@ def start_bot(profile: Profile, language_code: str | None) -> list[AnyProfileEve
 
 def block_bot(profile: Profile) -> list[AnyProfileEvent]:
     """The player blocked the bot: nothing more is written to them until they start it."""
-    return [BotBlocked()] if profile.bot == "started" else []
+    return [BotBlocked()] if profile.reachable else []
+
+
+def grant_writes(profile: Profile, *, allowed: bool, explicit: bool) -> list[AnyProfileEvent]:
+    """Telegram told whether the player lets the bot write to them. Only a change is an
+    event. The signed initData's `allows_write_to_pm` (not explicit) never overrides a block
+    the bot saw itself (a 403 after it); the player's fresh grant (explicit) does."""
+    if allowed and not explicit and profile.bot == "blocked":
+        return []
+    if profile.write_access == allowed and not (allowed and profile.bot == "blocked"):
+        return []
+    return [WriteAccessSet(allowed=allowed, explicit=explicit)]

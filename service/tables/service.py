@@ -54,6 +54,7 @@ from service.tables.profiles import (
     Profiles,
     block_bot,
     effective_language,
+    grant_writes,
     set_preferences,
     start_bot,
 )
@@ -409,6 +410,7 @@ class TableService:
             "tables": state.tables,
             "language": effective_language(profile, user.language_code),
             "settings": {"language": profile.language, "pings": profile.pings},
+            "can_ping": profile.reachable,  # may the bot write to them (else the app may ask)
             # granted when the wallet is empty and its owner seated nowhere
             # (docs/ARCHITECTURE.md, "Tables service")
             "daily_topup": {
@@ -438,6 +440,15 @@ class TableService:
             return await self.profiles.update(
                 user.id, lambda p: start_bot(p, user.language_code)
             )
+
+    async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
+        """Telegram said whether `user` lets the bot write to them (`profiles.grant_writes`);
+        answers like `me`."""
+        async with service_errors():
+            profile = await self.profiles.update(
+                user.id, lambda p: grant_writes(p, allowed=allowed, explicit=explicit)
+            )
+            return self._me(user, await self.bank.open(user.id), profile)
 
     async def bot_blocked(self, user_id: int) -> Profile:
         """Telegram says the player blocked the bot: write nothing until they start it."""

@@ -60,6 +60,7 @@ class FakeTables:
         self.pad = 0  # and their size
         self.language = "en"
         self.presence = Presence(memory_key_value())
+        self.write_grants: list[tuple[int, bool, bool]] = []  # (user, allowed, explicit)
 
     def _log(self, table_id: str) -> list[JSON]:
         if table_id not in self.tables:
@@ -91,6 +92,10 @@ class FakeTables:
     async def me(self, user: User) -> JSON:
         return {"user": {"id": user.id, "name": user.name}, "balance": 1000, "tables": [],
                 "language": self.language, "settings": {"language": None, "pings": True}}
+
+    async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
+        self.write_grants.append((user.id, allowed, explicit))
+        return {**await self.me(user), "can_ping": allowed}
 
     async def set_preferences(self, user: User, *, language: str | None = None,
                               pings: bool | None = None) -> JSON:

@@ -86,10 +86,11 @@ async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
     """Start an aiohttp app (on a real port) with the bot attached; returns its base URL."""
     runners: list[web.AppRunner] = []
 
-    async def start(tables: LiveTables, *, mode: str, public_url: str | None = PUBLIC_URL) -> str:
+    async def start(tables: LiveTables, *, mode: str, public_url: str | None = PUBLIC_URL,
+                    mini_app_name: str | None = None) -> str:
         app = web.Application()
         attach_bot(app, tables, token=TOKEN, mode=mode, public_url=public_url,
-                   telegram_api_url=fake_api.url)
+                   telegram_api_url=fake_api.url, mini_app_name=mini_app_name)
         runner = web.AppRunner(app, shutdown_timeout=0.1)
         await runner.setup()
         runners.append(runner)

@@ -62,6 +62,7 @@ class FakeBotAPI:
         self.messages: dict[tuple[int, int], JSON] = {}  # (chat, message id) -> as it is now
         self.deleted: list[tuple[int, int]] = []
         self.blocked: set[int] = set()  # users who blocked the bot: their chat answers 403
+        self.prepared: dict[str, JSON] = {}  # prepared inline message id -> its parameters
         self._too_many: dict[int, list[int]] = {}  # chat -> [429s left, retry_after]
         self._too_many_calls: dict[str, list[int]] = {}  # method -> [429s left, retry_after]
         self.server_errors: dict[str, int] = {}  # method (lower case) -> 500s left to answer
@@ -284,6 +285,23 @@ class FakeBotAPI:
     async def _m_setchatmenubutton(self, _: JSON) -> bool:
         return True
 
+    async def _m_answerinlinequery(self, params: JSON) -> bool:
+        if not isinstance(params.get("results"), list):
+            raise Refusal(400, "Bad Request: results must be a list")
+        return True
+
+    async def _m_savepreparedinlinemessage(self, params: JSON) -> JSON:
+        """Bot API 8.0: kept for one user for a day (Telegram's own lifetime of them)."""
+        result = params.get("result")
+        if not isinstance(result, dict) or "user_id" not in params:
+            raise Refusal(400, "Bad Request: user_id and result are required")
+        for row in (result.get("reply_markup") or {}).get("inline_keyboard", []):
+            if any("web_app" in button for button in row):  # Telegram refuses them inline
+                raise Refusal(400, "Bad Request: BUTTON_TYPE_INVALID")
+        prepared = f"prep{next(self._message_ids)}"
+        self.prepared[prepared] = params
+        return {"id": prepared, "expiration_date": int(time.time()) + 86_400}
+
 
 def _error(refusal: Refusal) -> web.Response:
     body: JSON = {"ok": False, "error_code": refusal.status, "description": refusal.description}
@@ -323,6 +341,30 @@ def message_update(
     if text.startswith("/"):
         length = len(text.split()[0])
         message["entities"] = [{"type": "bot_command", "offset": 0, "length": length}]
+    return {"message": message}
+
+
+def inline_query_update(
+    query: str = "", *, user_id: int = 501, first_name: str = "Ana",
+    language_code: str | None = None,
+) -> JSON:
+    """The user typed `@bot <query>` in some chat."""
+    sender: JSON = {"id": user_id, "is_bot": False, "first_name": first_name}
+    if language_code:
+        sender["language_code"] = language_code
+    return {"inline_query": {"id": str(next(_ids)), "from": sender, "query": query,
+                             "offset": "", "chat_type": "group"}}
+
+
+def write_access_update(
+    *, user_id: int, first_name: str = "Ana", language_code: str | None = None
+) -> JSON:
+    """Telegram's service message in the private chat: the user let the bot write to them
+    from the Mini App (`requestWriteAccess`)."""
+    message = message_update("", user_id=user_id, first_name=first_name,
+                             language_code=language_code)["message"]
+    del message["text"]
+    message["write_access_allowed"] = {"from_request": True}
     return {"message": message}
 
 

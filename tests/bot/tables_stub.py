@@ -77,6 +77,12 @@ class StubTables:
     async def bot_blocked(self, user_id: int) -> Profile:
         return self._decide(user_id, profiles.BlockBot())
 
+    async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
+        current = await self.profile(user.id)
+        profile = self._decide(
+            user.id, profiles.grant_writes(current, allowed=allowed, explicit=explicit))
+        return {"can_ping": profile.reachable}
+
     async def set_preferences(
         self, user: User, *, language: str | None = None, pings: bool | None = None
     ) -> JSON:

@@ -8,31 +8,56 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.bot.config import (
-    BotConfig,
-    deep_link,
-    table_id_from_payload,
-    webhook_secret,
-)
+from service.bot.config import BotConfig, webhook_secret
 from service.bot.keyboards import webapp_keyboard
+from service.bot.links import (
+    Target,
+    bot_link,
+    hand_payload,
+    parse_payload,
+    share_url,
+    table_payload,
+    tournament_payload,
+)
 from service.bot.routers.group import UsageError, parse_newtable_args
 from tests.bot.conftest import catalogs
 
-ids = st.from_regex(r"[A-Za-z0-9_-]{1,58}", fullmatch=True)
+# Table ids are what the service makes (hex); "_" separates an invite or a hand number.
+ids = st.from_regex(r"[A-Za-z0-9-]{1,32}", fullmatch=True)
+invites = st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True)
 
 
-@given(ids)
-def test_a_deep_link_payload_round_trips(table_id: str) -> None:
-    link = deep_link("svara_bot", table_id)
-    payload = link.split("?start=", 1)[1]
-    assert len(payload) <= 64  # Telegram's limit for /start payloads
-    assert table_id_from_payload(payload) == table_id
+@given(ids, st.none() | invites, st.integers(1, 10**9 - 1))
+def test_every_payload_round_trips_and_fits_a_start_link(
+    table_id: str, invite: str | None, hand: int
+) -> None:
+    for payload, target in [
+        (table_payload(table_id, invite), Target("table", table_id, invite=invite)),
+        (hand_payload(table_id, hand), Target("hand", table_id, hand=hand)),
+        (tournament_payload(table_id), Target("tournament", table_id)),
+    ]:
+        link = bot_link("svara_bot", None, payload)
+        assert link == f"https://t.me/svara_bot?start={payload}"
+        assert len(payload) <= 64  # Telegram's limit for /start payloads
+        assert parse_payload(link.split("?start=", 1)[1]) == target
+        app_link = bot_link("svara_bot", "play", payload)
+        assert app_link == f"https://t.me/svara_bot/play?startapp={payload}"
+        assert parse_payload(app_link.split("?startapp=", 1)[1]) == target
 
 
 @pytest.mark.parametrize("payload", [None, "", "table_", "tbl_x", "table_a b", "table_a/b",
-                                     "table_" + "x" * 59, "play"])
-def test_other_payloads_are_not_tables(payload: str | None) -> None:
-    assert table_id_from_payload(payload) is None
+                                     "table_" + "x" * 33, "play", "hand_x", "hand_x_0",
+                                     "hand_x_y", "tournament_", "table_a_" + "i" * 25])
+def test_other_payloads_are_nothing(payload: str | None) -> None:
+    assert parse_payload(payload) is None
+
+
+def test_links_without_a_payload_open_the_lobby_and_share_links_are_quoted() -> None:
+    assert BotConfig(public_url=None).link("b") == "https://t.me/b"
+    assert BotConfig(public_url=None, mini_app_name="app").link("b") == "https://t.me/b/app"
+    assert share_url("https://t.me/b/app?startapp=table_x", "<b>&a b") == (
+        "https://t.me/share/url?url=https%3A%2F%2Ft.me%2Fb%2Fapp%3Fstartapp%3Dtable_x"
+        "&text=%3Cb%3E%26a%20b")
 
 
 def test_webapp_url() -> None:
@@ -40,6 +65,7 @@ def test_webapp_url() -> None:
     config = BotConfig(public_url="https://x.example/app/")
     assert config.webapp_url() == "https://x.example/app/"
     assert config.webapp_url("ab_1") == "https://x.example/app/?table=ab_1"
+    assert config.hand_url("ab", 3) == "https://x.example/app/?table=ab&screen=audit&hand=3"
 
 
 def test_webhook_secret_is_stable_and_allowed_by_telegram() -> None:
@@ -99,3 +125,13 @@ def test_attach_bot_refuses_bad_modes() -> None:
         with pytest.raises(ValueError):
             attach_bot(web.Application(), StubTables(), token="1:a", mode=mode,
                        public_url=url, telegram_api_url=None)
+
+
+def test_mini_app_name_is_read_and_checked_at_start() -> None:
+    from service.api.config import Config, ConfigError
+
+    assert Config.from_env({}).mini_app_name is None
+    assert Config.from_env({"MINI_APP_NAME": " play_1 "}).mini_app_name == "play_1"
+    for bad in ["pl", "play/x", "https://t.me/bot/play", "x" * 31]:
+        with pytest.raises(ConfigError):
+            Config.from_env({"MINI_APP_NAME": bad})

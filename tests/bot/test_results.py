@@ -50,17 +50,23 @@ async def test_a_group_table_posts_each_hand_and_edits_when_hands_are_fast(
         and c.params["text"].startswith(say("de", texts.result_header, table_id, 1)), within=5)
     text = posted.params["text"]
     assert ("Ana" in text or "Boris" in text) and "Pot" in text
-    # Under it, the invitation's link to the table: to sit down, or to watch.
-    to_table = {"inline_keyboard": [[{"text": say("de", texts.join_or_watch_button),
-                                      "url": link}]]}
-    assert posted.params["reply_markup"] == to_table
+    # Under it, the invitation's link to the table (to sit down, or to watch), and the
+    # hand's own link to watch it again.
+    def buttons(hand: int) -> dict[str, object]:
+        again = f"https://t.me/{fake_api.username}?start=hand_{table_id}_{hand}"
+        return {"inline_keyboard": [
+            [{"text": say("de", texts.join_or_watch_button), "url": link}],
+            [{"text": say("de", texts.watch_again_button), "url": again}]]}
+
+    assert posted.params["reply_markup"] == buttons(1)
 
     await table.play([ana, boris], 2)  # within the minute
     edited = await fake_api.wait_for("editMessageText", to_chat(group), within=5)
     assert int(edited.params["message_id"]) == posted.result["message_id"]
     assert edited.params["text"].startswith(say("de", texts.result_header, table_id, 2))
     assert "\nHand 1: " in edited.params["text"]  # hand 1 folded into one line
-    assert edited.params["reply_markup"] == to_table  # an edit without it would drop it
+    # an edit without the buttons would drop them; Watch again is the newest hand now
+    assert edited.params["reply_markup"] == buttons(2)
     results = [c for c in fake_api.sent_to(group)
                if c.params["text"].startswith(say("de", texts.result_header, table_id, 1))]
     assert len(results) == 1  # still one message

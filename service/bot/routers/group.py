@@ -91,7 +91,7 @@ async def on_newtable_group(
         log.error("bot has no username; cannot build a deep link")
         await message.answer(text)
         return
-    await message.answer(text, reply_markup=group_table_keyboard(me.username, table_id))
+    await message.answer(text, reply_markup=group_table_keyboard(config, me.username, table_id))
 
 
 async def on_newtable_private(message: Message, config: BotConfig) -> None:
@@ -101,7 +101,7 @@ async def on_newtable_private(message: Message, config: BotConfig) -> None:
 
 
 async def on_tables_group(
-    message: Message, bot: Bot, tables: BotTables, groups: GroupTables
+    message: Message, bot: Bot, tables: BotTables, config: BotConfig, groups: GroupTables
 ) -> None:
     """The group's tables with a free seat, each with a button to join it."""
     listed: list[str] = []
@@ -122,7 +122,8 @@ async def on_tables_group(
     if not listed or me.username is None:
         await message.answer(texts.group_no_tables())
         return
-    await message.answer("\n".join(lines), reply_markup=group_tables_keyboard(me.username, listed))
+    markup = group_tables_keyboard(config, me.username, listed)
+    await message.answer("\n".join(lines), reply_markup=markup)
 
 
 async def on_tables_private(message: Message, config: BotConfig) -> None:

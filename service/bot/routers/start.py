@@ -10,9 +10,10 @@ from aiogram.filters import KICKED, MEMBER, ChatMemberUpdatedFilter, CommandObje
 from aiogram.types import ChatMemberUpdated, Message
 
 from service.bot import texts
-from service.bot.config import BotConfig, table_id_from_payload
+from service.bot.config import BotConfig
 from service.bot.i18n import Catalogs, as_user
 from service.bot.keyboards import webapp_keyboard
+from service.bot.links import parse_payload
 from service.bot.menu import set_menu_button
 from service.bot.ports import BotTables
 from service.tables.facade import ServiceError
@@ -38,13 +39,15 @@ async def on_start(
     message: Message, command: CommandObject, bot: Bot, tables: BotTables, config: BotConfig,
     i18n: Catalogs,
 ) -> None:
-    """Greet with a Play button; `/start table_<id>` opens that table instead. The chat's
-    menu button opens the web app, labelled in the player's language."""
+    """Greet with a Play button; `/start table_<id>` opens that table instead, `/start
+    hand_<id>_<n>` that hand. The chat's menu button opens the web app, labelled in the
+    player's language."""
     await _menu_button(bot, config, i18n, message.chat.id)
-    table_id = table_id_from_payload(command.args)
-    if table_id is None:
+    target = parse_payload(command.args)
+    if target is None or target.kind == "tournament":  # no tournaments here yet: the lobby
         await _greet(message, config)
         return
+    table_id = target.id
     try:
         await tables.view(None, table_id)
     except ServiceError as exc:
@@ -55,14 +58,16 @@ async def on_start(
             return
         # Anything else (store briefly down): still hand out the link; the web app reports it.
         log.warning("could not check table %s: %s", table_id, exc.code)
-    url = config.webapp_url(table_id)
+    if target.hand is not None:
+        url = config.hand_url(table_id, target.hand)
+        text, label = texts.hand_invite(table_id, target.hand), texts.watch_again_button()
+    else:
+        url = config.webapp_url(table_id)
+        text, label = texts.table_invite(table_id), texts.open_table_button()
     if url is None:
         await message.answer(texts.greeting_no_app())
         return
-    await message.answer(
-        texts.table_invite(table_id),
-        reply_markup=webapp_keyboard(url, texts.open_table_button()),
-    )
+    await message.answer(text, reply_markup=webapp_keyboard(url, label))
 
 
 async def _greet(message: Message, config: BotConfig) -> None:
