@@ -60,7 +60,13 @@ async def _metrics(_request: web.Request) -> web.Response:
 
 
 def make_app(config: Config, tables: Tables | None = None) -> web.Application:
-    if tables is not None and config.bot_enabled:
+    """The API (and, with BOT_TOKEN, the bot) on `tables`: the app's own TableService when
+    none is given. The bot's port is wider than the API's, so it runs only on a TableService;
+    other tables (the tests' doubles) get no bot, and asking for one with them is refused."""
+    from service.tables.service import TableService
+
+    own: TableService | None = tables if isinstance(tables, TableService) else None
+    if tables is not None and own is None and config.bot_enabled:
         raise ValueError("the bot runs on the app's own TableService: pass tables with "
                          "BOT_MODE=off, or attach_bot to a TableService yourself")
     app = web.Application(client_max_size=config.max_body_bytes)
@@ -70,7 +76,6 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app[SOCKETS] = weakref.WeakSet()
     app[AUTH_CACHE] = {}
     app[GATES] = Gates(config.ws_setup_concurrency)
-    own: TableService | None = None
     if tables is None:
         tables = own = _own_service(app, config)
     app[TABLES] = tables

@@ -78,9 +78,7 @@ class StubTables:
         return self._decide(user_id, profiles.BlockBot())
 
     async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
-        current = await self.profile(user.id)
-        profile = self._decide(
-            user.id, profiles.grant_writes(current, allowed=allowed, explicit=explicit))
+        profile = self._decide(user.id, profiles.GrantWrites(allowed=allowed, explicit=explicit))
         return {"can_ping": profile.reachable}
 
     async def set_preferences(
