@@ -31,6 +31,7 @@ from service.tables.hands_index import HandTracker, fold_tracked, user_hands_ind
 from service.tables.replay import replay_answer
 from service.tables.repo import TableRepo, touches_hands
 from service.tables.streams import Streams
+from service.tables.transcript import transcript
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,9 @@ class HandRecords:
     async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
         found = await self.settled_hand(table_id, hand)
         return replay_answer(table_id, found, user.id if user is not None else None)
+
+    async def transcript(self, table_id: str, hand: int, language: str) -> str:
+        return transcript(table_id, await self.settled_hand(table_id, hand), language)
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         """A page of the player's settled hands, newest first, every table (closed ones too)."""

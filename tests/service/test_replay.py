@@ -141,3 +141,17 @@ async def test_reindex_rebuilds_the_hand_entries(services: Factory, clock: FakeC
     await service.rebuild_indexes()
     assert await service.my_hands(users[0], None, 10) == before
     assert await service.replay(users[0], table_id, 2) == replay
+
+
+async def test_transcript_in_each_language(services: Factory, clock: FakeClock) -> None:
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    await play_recording(service, clock, table_id, users, 1)
+    english = await service.transcript(users[0], table_id, 1)
+    print(english)
+    assert english.startswith("Svara hand history\n")
+    russian = await service.transcript(users[0], table_id, 1, "ru")
+    assert russian.startswith("Свара: история раздачи\n") and "банк" in russian
+    arabic = await service.transcript(users[0], table_id, 1, "ar")
+    assert "الوعاء" in arabic
