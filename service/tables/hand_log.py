@@ -46,12 +46,13 @@ def in_progress(hand: int) -> ServiceError:
     return ServiceError(409, "hand_in_progress", f"hand {hand} is not settled yet")
 
 
-async def read_entry(store: EventStore, namespace: str, table_id: str, hand: int) -> HandEntry | None:
-    rows, _ = await store.index_page(
-        hands_index(namespace, table_id), after=hand_prefix(hand), limit=2
-    )
-    values = {m: v for m, v in rows if m.startswith(hand_prefix(hand))}
-    return parse_entry(hand, values.get(hand_prefix(hand) + "a"), values.get(hand_prefix(hand) + "b"))
+async def read_entry(
+    store: EventStore, namespace: str, table_id: str, hand: int
+) -> HandEntry | None:
+    prefix = hand_prefix(hand)
+    rows, _ = await store.index_page(hands_index(namespace, table_id), after=prefix, limit=2)
+    values = {m: v for m, v in rows if m.startswith(prefix)}
+    return parse_entry(hand, values.get(prefix + "a"), values.get(prefix + "b"))
 
 
 def _decode_start(entry: HandEntry) -> TableState | None:
@@ -64,11 +65,14 @@ def _decode_start(entry: HandEntry) -> TableState | None:
 
 
 async def load_hand(
-    store: EventStore, stream: str, namespace: str, table_id: str, hand: int
+    store: EventStore, stream: str, namespace: str, table_id: str, hand: int,
+    *, entry: HandEntry | None = None,
 ) -> HandLog:
     """Hand `hand` of the table: 404 `unknown_table`/`unknown_hand`; an unsettled hand is
-    returned with `settled` False (the caller decides whether that is a 409)."""
-    entry = await read_entry(store, namespace, table_id, hand)
+    returned with `settled` False (the caller decides whether that is a 409). `entry`: its
+    index entry, when the caller has read it already."""
+    if entry is None:
+        entry = await read_entry(store, namespace, table_id, hand)
     if entry is not None and entry.first >= 1:
         start = _decode_start(entry)
         if start is not None or entry.first == 1:

@@ -24,6 +24,7 @@ from service.tables.hand_log import (
     HandLog,
     in_progress,
     load_hand,
+    read_entry,
     unknown_hand,
     unknown_table,
 )
@@ -49,6 +50,12 @@ class HandRecords:
 
     async def settled_hand(self, table_id: str, hand: int) -> HandLog:
         """Settled hand `hand` (404 unknown table or hand, 409 `hand_in_progress`)."""
+        stream, namespace = self.streams.table(table_id), self.streams.namespace
+        entry = await read_entry(self.store, namespace, table_id, hand)
+        if entry is not None and entry.last is not None:  # settled, says the index: 2 reads
+            found = await load_hand(self.store, stream, namespace, table_id, hand, entry=entry)
+            if found.settled:
+                return found
         loaded = await self.repo.load(table_id)
         state = loaded.state
         if state is None:
