@@ -155,3 +155,21 @@ async def test_transcript_in_each_language(services: Factory, clock: FakeClock) 
     assert russian.startswith("Свара: история раздачи\n") and "банк" in russian
     arabic = await service.transcript(users[0], table_id, 1, "ar")
     assert "الوعاء" in arabic
+
+
+async def test_a_closed_tables_hands_stay_readable(services: Factory, clock: FakeClock) -> None:
+    service = await services()
+    users = make_users(2)
+    table_id = await seated_table(service, users)
+    await play_recording(service, clock, table_id, users, 2)
+    replay = await service.replay(users[0], table_id, 2)
+    for user in users:
+        await service.leave(user, table_id)
+    clock.advance(86_400 + 60)
+    await service.driver.fire(table_id)
+    state = (await service.repo.load(table_id)).state
+    assert state is not None and state.closed
+    assert await service.replay(users[0], table_id, 2) == replay
+    assert (await service.transcript(users[1], table_id, 1, "de")).startswith("Svara-Handverlauf")
+    mine = await service.my_hands(users[1], None, 10)
+    assert [(h["table_id"], h["hand"]) for h in mine["hands"]] == [(table_id, 2), (table_id, 1)]
