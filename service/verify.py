@@ -1065,12 +1065,13 @@ class _Transcript:
             how = "folds and leaves" if d.get("left") else "folds"
             return f"{self.who(d['seat'])} {how}; pot {pot}"
         if t == "timed_out":
-            action = {"fold": "fold", "pass": "pass",
-                      "skip_svara": "does not join the svara"}.get(d["action"], d["action"])  # fmt: skip
+            actions = {"fold": "fold", "pass": "pass", "skip_svara": "does not join the svara"}
+            action = actions.get(d["action"], d["action"])
             return f"{self.who(d['seat'])} runs out of time: {action}; pot {pot}"
         if t == "showdown":
+            shown = sorted(d["hands"].items(), key=lambda i: int(i[0]))
             hands = ", ".join(f"{self.who(s)} {' '.join(h['cards'])} = {h['score']}"
-                              for s, h in sorted(d["hands"].items(), key=lambda i: int(i[0])))  # fmt: skip
+                              for s, h in shown)  # fmt: skip
             return f"Showdown{' (capped)' if d.get('capped') else ''}: {hands}"
         if t == "svara_started":
             return f"Svara between {self.whos(d['tied'])}; join fee {d['fee']}; pot {pot}"
@@ -1104,8 +1105,8 @@ class _Transcript:
     def footer(self, e: Entry, d: JSON) -> None:
         reasons = {"showdown": "showdown", "split": "split pot", "last_player": "last player in",
                    "svara_walkover": "svara walkover"}  # fmt: skip
-        paid = ", ".join(f"{self.who(s)} wins {a}"
-                         for s, a in sorted(d["amounts"].items(), key=lambda i: int(i[0])))  # fmt: skip
+        amounts = sorted(d["amounts"].items(), key=lambda i: int(i[0]))
+        paid = ", ".join(f"{self.who(s)} wins {a}" for s, a in amounts)
         self.lines += ["", f"Result ({reasons.get(d['reason'], d['reason'])}): {paid}; pot "
                        f"{d['pot']}; rake {d['rake']}"]  # fmt: skip
         for seed in sorted(d.get("seeds", []), key=lambda s: int(s["deal"])):

@@ -30,7 +30,9 @@ from service.tables.profiles import LANGUAGES
 
 KINDS = ("export", "transcript")
 TTL_SECONDS = 300
-_TOKEN = re.compile(r"^(-?[0-9]{1,20})\.(export|transcript)\.([0-9]{1,12})\.([a-z]{2})\.([A-Za-z0-9_-]{24})$")
+_TOKEN = re.compile(
+    r"^(-?[0-9]{1,20})\.(export|transcript)\.([0-9]{1,12})\.([a-z]{2})\.([A-Za-z0-9_-]{24})$"
+)
 
 
 def download_secret(signing_token: str) -> bytes:

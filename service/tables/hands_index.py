@@ -130,10 +130,9 @@ class HandTracker:
             was, now = before.seat_by_user(user), after.seat_by_user(user)
             if was is not None and now is not None and was.seat == now.seat:
                 hand.nets[user] += now.stack - was.stack
-        if kind is ev.Folded or kind is ev.PlayerLeft:
-            hand.folded.add(event.user_id)  # type: ignore[attr-defined]
-        elif kind is ev.TimedOut:
-            assert isinstance(event, ev.TimedOut)
+        if isinstance(event, ev.Folded | ev.PlayerLeft):
+            hand.folded.add(event.user_id)
+        elif isinstance(event, ev.TimedOut):
             if event.action == "fold":
                 hand.folded.add(event.user_id)
         elif kind is ev.HandSettled:

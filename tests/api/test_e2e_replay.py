@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -155,10 +154,12 @@ async def test_transcripts_and_downloads(server: Server, session: aiohttp.Client
     assert texts["en"] == verify.transcript(verify.load(json.dumps(exported)))
     file = tmp_path / "hand.json"
     file.write_text(json.dumps(exported))
-    cli = subprocess.run([sys.executable, "-m", "service.cli", "verify", "--text", str(file)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert cli.returncode == 0, cli.stderr
-    assert cli.stdout == texts["en"]
+    cli = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "service.cli", "verify", "--text", str(file), cwd=REPO,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(cli.communicate(), 60)
+    assert cli.returncode == 0, err
+    assert out.decode() == texts["en"]
     # the caller's language by default: what /api/me says
     await players[1].ok("POST", "/api/me/settings", {"language": "ru"})
     async with session.get(f"{server.url}{path}/transcript", headers=players[1].headers) as r:

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from service.game.view import view as table_view
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock, Factory
+from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import make_users, seated_table
 
 
