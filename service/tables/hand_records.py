@@ -10,7 +10,8 @@ so far, two reads, once per hand. `reindex` rebuilds every entry of a table from
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Awaitable, Callable, Sequence
 
 import msgspec
 
@@ -29,6 +30,7 @@ from service.tables.hand_log import (
     unknown_table,
 )
 from service.tables.hands_index import HandTracker, fold_tracked, user_hands_index
+from service.tables.profiles import DEFAULT_LANGUAGE, LANGUAGES, Profile, effective_language
 from service.tables.replay import replay_answer
 from service.tables.repo import TableRepo, touches_hands
 from service.tables.streams import Streams
@@ -37,12 +39,20 @@ from service.tables.transcript import transcript
 log = logging.getLogger(__name__)
 
 MAX_PAGE = 100
+TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _CHUNK = 200  # index changes per set_index call when rebuilding
 
 
 class HandRecords:
-    def __init__(self, store: EventStore, streams: Streams, repo: TableRepo) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        streams: Streams,
+        repo: TableRepo,
+        profile: Callable[[int], Awaitable[Profile]],
+    ) -> None:
         self.store = store
+        self.profile = profile
         self.streams = streams
         self.repo = repo
 
@@ -50,6 +60,10 @@ class HandRecords:
 
     async def settled_hand(self, table_id: str, hand: int) -> HandLog:
         """Settled hand `hand` (404 unknown table or hand, 409 `hand_in_progress`)."""
+        if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
+            raise unknown_table(str(table_id))
+        if not isinstance(hand, int) or isinstance(hand, bool) or hand < 1:
+            raise unknown_hand(hand)
         stream, namespace = self.streams.table(table_id), self.streams.namespace
         entry = await read_entry(self.store, namespace, table_id, hand)
         if entry is not None and entry.last is not None:  # settled, says the index: 2 reads
@@ -76,7 +90,16 @@ class HandRecords:
         found = await self.settled_hand(table_id, hand)
         return replay_answer(table_id, found, user.id if user is not None else None)
 
-    async def transcript(self, table_id: str, hand: int, language: str) -> str:
+    async def transcript(
+        self, user: User | None, table_id: str, hand: int, language: str | None
+    ) -> str:
+        """The readable history of settled hand `hand`, in `language` (default: the caller's,
+        as `me` answers it)."""
+        if language is None:
+            language = DEFAULT_LANGUAGE if user is None else effective_language(
+                await self.profile(user.id), user.language_code)
+        elif language not in LANGUAGES:
+            raise ServiceError(400, "unknown_language", f"no language {language!r}")
         return transcript(table_id, await self.settled_hand(table_id, hand), language)
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:

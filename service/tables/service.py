@@ -51,8 +51,6 @@ from service.tables.index import decode_summary, full_changes, table_changes
 from service.tables.live import Feeds
 from service.tables.presence import Presence
 from service.tables.profiles import (
-    DEFAULT_LANGUAGE,
-    LANGUAGES,
     Profile,
     Profiles,
     block_bot,
@@ -145,7 +143,7 @@ class TableService:
         )
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
         self.repo.indexer = self._index_changes
-        self.records = HandRecords(store, self.streams, self.repo)
+        self.records = HandRecords(store, self.streams, self.repo, self.profile)
         self.repo.hand_indexer = self.records.batch_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
@@ -722,27 +720,16 @@ class TableService:
             return await export_hand(self.store, self.streams.table(table_id), table_id, hand)
 
     async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
-        """Settled hand `hand` step by step in the caller's projection (`replay`)."""
         async with service_errors():
-            self._check_hand_ref(table_id, hand)
             return await self.records.replay(user, table_id, hand)
 
     async def transcript(
         self, user: User | None, table_id: str, hand: int, language: str | None = None
     ) -> str:
-        """The readable history of settled hand `hand`, in `language` (default: the caller's,
-        as `me` answers it)."""
         async with service_errors():
-            self._check_hand_ref(table_id, hand)
-            if language is None:
-                language = DEFAULT_LANGUAGE if user is None else effective_language(
-                    await self.profile(user.id), user.language_code)
-            elif language not in LANGUAGES:
-                raise ServiceError(400, "unknown_language", f"no language {language!r}")
-            return await self.records.transcript(table_id, hand, language)
+            return await self.records.transcript(user, table_id, hand, language)
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
-        """The caller's settled hands, newest first, across every table."""
         async with service_errors():
             return await self.records.my_hands(user, cursor, limit)
 

@@ -4,6 +4,7 @@ finds a hand without reading the rest of the log; my hands lists each settled ha
 
 from __future__ import annotations
 
+import asyncio
 import random
 import uuid
 from typing import Any
@@ -172,3 +173,37 @@ async def test_a_closed_tables_hands_stay_readable(services: Factory, clock: Fak
     assert (await service.transcript(users[1], table_id, 1, "de")).startswith("Svara-Handverlauf")
     mine = await service.my_hands(users[1], None, 10)
     assert [(h["table_id"], h["hand"]) for h in mine["hands"]] == [(table_id, 2), (table_id, 1)]
+
+
+async def test_two_replicas_record_each_hand_once(services: Factory, clock: FakeClock) -> None:
+    """Both replicas fire every deadline at once and take turns with the players' actions:
+    each settled hand is in each player's list once (the entry rides on the one append)."""
+    one, two = await services(), await services()
+    users = make_users(3)
+    table_id = await seated_table(one, users)
+    rng = random.Random(11)
+    for _ in range(2000):
+        state = (await one.repo.load(table_id)).state
+        assert state is not None
+        if state.hand is not None and state.hand.number >= 4 and state.phase == "settled":
+            break
+        service = one if rng.random() < 0.5 else two
+        for user in users:
+            choice = bots.choose(await service.view(user, table_id), rng)
+            if choice is not None:
+                await service.act(user, table_id, action_id=uuid.uuid4().hex, type=choice[0],
+                                  amount=choice[1])
+                break
+        else:
+            assert state.deadline is not None
+            clock.now = max(clock.now, state.deadline)
+            await asyncio.gather(one.driver.fire(table_id), two.driver.fire(table_id))
+    dealt: dict[int, list[int]] = {u.id: [] for u in users}
+    for n in (4, 3, 2, 1):
+        first = (await one.replay(None, table_id, n))["steps"][0]
+        by_seat = {s["seat"]: s["user_id"] for s in first["view"]["seats"]}
+        for seat in first["event"]["data"]["participants"]:
+            dealt[by_seat[seat]].append(n)
+    for user in users:
+        listed = (await two.my_hands(user, None, 100))["hands"]
+        assert [h["hand"] for h in listed] == dealt[user.id]  # newest first, each once
