@@ -79,6 +79,14 @@ async def test_every_kind_of_hand_replays_and_transcribes(
         for s in steps:
             if s["event"]["type"] != "showdown":  # its cards are the showdown's own
                 check_view_privacy(s["view"])
+    # each player's own list (rebuilt by the reindex): the nets of a hand add up to minus
+    # its rake, a player who left mid-hand included
+    nets = []
+    for viewer in users:
+        listed = (await service.my_hands(User(id=viewer, name="x"), None, 100))["hands"]
+        nets += [h["won"] for h in listed if (h["table_id"], h["hand"]) == (table_id, hand)]
+    settled = decode_table_event(record[-1].data)
+    assert len(nets) >= 2 and sum(nets) == -settled.rake  # type: ignore[union-attr]
     english = await service.transcript(None, table_id, hand, "en")
     assert english == verify.transcript(verify.load(json.dumps(doc)))
     for language in ("ru", "ar"):
