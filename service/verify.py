@@ -43,6 +43,7 @@ import struct
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 FORMAT = "svara-hand-export"
@@ -973,6 +974,152 @@ class _Replay:
         self.r.lines.append(f"        deal {deal.deal} deck: {' '.join(order)}")
 
 
+# -- the transcript (`--text`) -----------------------------------------------------------------
+
+
+class _Transcript:
+    """The hand's readable history in English (docs/TRANSCRIPT.md), from the file's events
+    alone with its own bookkeeping of names, stacks and the pot: the same text as the
+    server's `GET /api/tables/{id}/hands/{n}/transcript?lang=en`."""
+
+    def __init__(self, export: Export) -> None:
+        self.x = export
+        self.names = {int(s["seat"]): str(s.get("name", "?")) for s in export.seats}
+        self.stacks = {int(s["seat"]): int(s.get("stack", 0)) for s in export.seats}
+        self.pot = 0
+        self.lines: list[str] = []
+
+    def who(self, seat: Any) -> str:
+        return f"{self.names.get(int(seat), '?')} (seat {seat})"
+
+    def whos(self, seats: Any) -> str:
+        return ", ".join(self.who(s) for s in seats)
+
+    def text(self) -> str:
+        started: Entry | None = None
+        settled: Entry | None = None
+        for e in self.x.events:
+            d = e.data or {}
+            if started is None:
+                if e.type == "hand_started" and d.get("number") == self.x.hand:
+                    started = e
+                    self.header(e, d)
+                else:
+                    self.between(e, d)
+                    continue
+            line = self.line(e, d)
+            if line is not None:
+                self.lines.append(f"#{e.version} {line}")
+            if e.type == "hand_settled" and d.get("number") == self.x.hand:
+                settled = e
+                break
+        if started is None or settled is None:
+            raise Malformed(f"the file holds no settled hand {self.x.hand}")
+        self.footer(settled, settled.data or {})
+        return "\n".join(self.lines) + "\n"
+
+    def between(self, e: Entry, d: JSON) -> None:
+        if e.type == "hand_settled":
+            for seat, amount in d.get("amounts", {}).items():
+                if int(seat) in self.stacks:
+                    self.stacks[int(seat)] += int(amount)
+        elif e.type == "player_seated":
+            self.names[int(d["seat"])] = str(d["name"])
+            self.stacks[int(d["seat"])] = int(d["buy_in"])
+        elif e.type == "player_left":
+            self.stacks.pop(int(d["seat"]), None)
+
+    def header(self, e: Entry, d: JSON) -> None:
+        name = self.x.settings.get("name") or ""
+        table = f"{name} ({self.x.table_id})" if name else self.x.table_id
+        when = datetime.fromtimestamp(float(e.at), UTC).strftime("%Y-%m-%d %H:%M:%S")
+        players = ", ".join(f"{self.who(s)}, stack {self.stacks.get(int(s), 0)}"
+                            for s in d["participants"])  # fmt: skip
+        self.lines += ["Svara hand history", f"Table: {table}", f"Hand: {self.x.hand}",
+                       f"Stakes: ante {self.x.settings.get('ante')}", f"Started: {when} UTC",
+                       f"Players: {players}", ""]  # fmt: skip
+
+    def line(self, e: Entry, d: JSON) -> str | None:
+        t, pot = e.type, self.pot
+        if t == "hand_started":
+            self.pot = 0
+            return (f"Hand {d['number']}: dealer {self.who(d['dealer'])}; deal 1 commitment "
+                    f"{d['commitment']}")  # fmt: skip
+        if t == "antes_paid":
+            self.pot += int(d["ante"]) * len(d["seats"])
+            return f"Antes of {d['ante']} from {len(d['seats'])} players; pot {self.pot}"
+        if t == "cards_dealt":
+            return f"Deal {d['deal']} dealt"
+        if t in ("blind_placed", "called", "raised"):
+            self.pot += int(d["amount"])
+            verb = {"blind_placed": "goes blind", "called": "calls"}.get(t)
+            if verb is None:
+                return (f"{self.who(d['seat'])} raises to {d['level']} (+{d['amount']}); pot "
+                        f"{self.pot}")  # fmt: skip
+            return f"{self.who(d['seat'])} {verb} {d['amount']}; pot {self.pot}"
+        if t == "passed":
+            return f"{self.who(d['seat'])} passes; pot {pot}"
+        if t == "looked":
+            return f"{self.who(d['seat'])} looks at their cards; pot {pot}"
+        if t == "folded":
+            how = "folds and leaves" if d.get("left") else "folds"
+            return f"{self.who(d['seat'])} {how}; pot {pot}"
+        if t == "timed_out":
+            actions = {"fold": "fold", "pass": "pass", "skip_svara": "does not join the svara"}
+            action = actions.get(d["action"], d["action"])
+            return f"{self.who(d['seat'])} runs out of time: {action}; pot {pot}"
+        if t == "showdown":
+            shown = sorted(d["hands"].items(), key=lambda i: int(i[0]))
+            hands = ", ".join(f"{self.who(s)} {' '.join(h['cards'])} = {h['score']}"
+                              for s, h in shown)  # fmt: skip
+            return f"Showdown{' (capped)' if d.get('capped') else ''}: {hands}"
+        if t == "svara_started":
+            return f"Svara between {self.whos(d['tied'])}; join fee {d['fee']}; pot {pot}"
+        if t == "svara_joined":
+            self.pot += int(d["fee"])
+            return f"{self.who(d['seat'])} joins the svara for {d['fee']}; pot {self.pot}"
+        if t == "svara_skipped":
+            return f"{self.who(d['seat'])} does not join the svara; pot {pot}"
+        if t == "svara_deal_started":
+            return (f"Deal {d['deal']} for {self.whos(d['participants'])}; commitment "
+                    f"{d['commitment']}")  # fmt: skip
+        if t == "seed_drawn":
+            return f"The next deal's seed is drawn; commitment {d['commitment']}"
+        if t == "player_seated":
+            self.names[int(d["seat"])] = str(d["name"])
+            return f"{self.who(d['seat'])} sits down with {d['buy_in']}"
+        if t == "player_left":
+            return f"{self.who(d['seat'])} leaves with {d['cashed_out']}"
+        if t == "sat_out":
+            return f"{self.who(d['seat'])} sits out"
+        if t == "returned":
+            return f"{self.who(d['seat'])} sits back in"
+        if t == "client_seed_set":
+            return f"{self.who(d['seat'])} sets their seed to {d['client_seed']}"
+        if t == "hand_settled":
+            return f"Hand {d['number']} settled"
+        if t == "turn_deadline_set":
+            return None
+        return t
+
+    def footer(self, e: Entry, d: JSON) -> None:
+        reasons = {"showdown": "showdown", "split": "split pot", "last_player": "last player in",
+                   "svara_walkover": "svara walkover"}  # fmt: skip
+        amounts = sorted(d["amounts"].items(), key=lambda i: int(i[0]))
+        paid = ", ".join(f"{self.who(s)} wins {a}" for s, a in amounts)
+        self.lines += ["", f"Result ({reasons.get(d['reason'], d['reason'])}): {paid}; pot "
+                       f"{d['pot']}; rake {d['rake']}"]  # fmt: skip
+        for seed in sorted(d.get("seeds", []), key=lambda s: int(s["deal"])):
+            self.lines.append(f"Deal {seed['deal']}: commitment {seed['commitment']}; seed "
+                              f"{seed['seed']}")  # fmt: skip
+        self.lines.append(f"Newest chain hash: {e.hash} (version {e.version})")
+
+
+def transcript(export: Export) -> str:
+    """The hand's readable history (`svara verify --text FILE`)."""
+    return _Transcript(export).text()
+
+
 # -- the command -------------------------------------------------------------------------------
 
 
@@ -993,6 +1140,8 @@ def _parse_pins(args: list[str]) -> tuple[str | None, JSON] | str:
                 pins.setdefault("commitments", {})[f"{parts[0]}:{parts[1]}"] = parts[2]
             else:
                 return f"bad {arg} {value!r}"
+        elif arg == "--text":
+            pins["text"] = True
         elif path is None:
             path = arg
         else:
@@ -1000,7 +1149,10 @@ def _parse_pins(args: list[str]) -> tuple[str | None, JSON] | str:
     return path, pins
 
 
-USAGE = "usage: svara verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]..."
+USAGE = (
+    "usage: svara verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...\n"
+    "       svara verify --text FILE   (print the hand's readable history; checks nothing)"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1012,9 +1164,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     path, pins = parsed
     assert path is not None
+    text_only = bool(pins.pop("text", False))
     try:
         with open(path, "rb") as f:
             export = load(f.read())
+        if text_only:
+            print(transcript(export), end="")
+            return 0
     except OSError as exc:
         print(f"svara verify: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2

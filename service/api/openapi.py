@@ -9,6 +9,7 @@ from typing import Any
 import msgspec
 
 from service.api import schemas
+from service.api.openapi_hands import hand_paths
 
 JSON = dict[str, Any]
 
@@ -249,8 +250,11 @@ def openapi_document() -> JSON:
             "settings and seats, every event from the one that published the hand's first "
             "commitment through its settlement with the stored bytes, time and chain hash, "
             "the hash before the first, and the earlier events it depends on. `svara verify "
-            "FILE` checks it with no server; 409 hand_in_progress until it is settled",
-            _json(_ref("HandExport")), params=[_TABLE_ID, hand])},
+            "FILE` checks it with no server; 409 hand_in_progress until it is settled. With "
+            "`?download=<token>` (POST .../download) no Authorization header is needed",
+            _json(_ref("HandExport")), params=[_TABLE_ID, hand, {
+                "name": "download", "in": "query", "schema": {"type": "string"}}])},
+        **hand_paths(_TABLE_ID, hand),
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "

@@ -1,5 +1,6 @@
-"""`svara reindex`: rebuild the lobby and wake indexes and the transfer marks of the deployment
-that REDIS_URL and SVARA_NAMESPACE name, from its streams (a keyspace scan).
+"""`svara reindex`: rebuild the lobby and wake indexes, the hands indexes (where each hand lies
+in its table's log, each player's settled hands) and the transfer marks of the deployment that
+REDIS_URL and SVARA_NAMESPACE name, from its streams (a keyspace scan).
 
 For an index lost or damaged by hand; safe while `svara serve` replicas run (each entry is
 written only if its stream is still at the version it was computed from). A deployment from

@@ -154,19 +154,6 @@ async def audit(request: web.Request) -> web.Response:
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
 
 
-async def export(request: web.Request) -> web.Response:
-    authenticate(request)
-    hand = _int_param(request, "hand")
-    if hand < 1:
-        raise ApiError(404, "unknown_hand", "hands are numbered from 1")
-    table_id = request.match_info["table_id"]
-    response = json_response(await request.app[TABLES].export(table_id, hand))
-    response.headers["Content-Disposition"] = (
-        f'attachment; filename="svara-{table_id}-hand-{hand}.json"'
-    )
-    return response
-
-
 async def dev_init_data(request: web.Request) -> web.Response:
     """Dev mode only (no BOT_TOKEN): initData for a test user, signed with the dev token."""
     user_id = _int_param(request, "user_id")
@@ -182,6 +169,7 @@ async def dev_init_data(request: web.Request) -> web.Response:
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     """The API's routes, each handler wrapped in `json_errors`. `add_unmatched` must come
     after every other route under /api/ and /dev/."""
+    from service.api import hand_routes
     from service.api.ws import table_socket
 
     def get(path: str, handler: Handler, *, timed: bool = True) -> None:
@@ -193,6 +181,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get("/api/health", health)
     get("/api/openapi.json", openapi)
     get("/api/me", me)
+    get("/api/me/hands", hand_routes.my_hands)
     post("/api/me/settings", set_preferences)
     get("/api/tables", list_tables)
     post("/api/tables", create_table)
@@ -206,7 +195,10 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     post(f"/api/tables/{TABLE_ID}/seed", set_seed)
     get(f"/api/tables/{TABLE_ID}/events", events)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
-    get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
+    get(f"/api/tables/{TABLE_ID}/hands/{hand_routes.HAND}/export", hand_routes.export)
+    get(f"/api/tables/{TABLE_ID}/hands/{hand_routes.HAND}/replay", hand_routes.replay)
+    get(f"/api/tables/{TABLE_ID}/hands/{hand_routes.HAND}/transcript", hand_routes.transcript)
+    post(f"/api/tables/{TABLE_ID}/hands/{hand_routes.HAND}/download", hand_routes.mint_downloads)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket, timed=False)
     # -- sharing and the bot's write access (service/api/share.py, grants.py) --
     from service.api.grants import install_grants, write_access

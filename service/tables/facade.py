@@ -164,3 +164,18 @@ class Tables(Protocol):
     async def export(self, table_id: str, hand: int) -> JSON:
         """A settled hand as the self-contained file `svara verify FILE` checks offline."""
         ...
+
+    async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
+        """Settled hand `hand` step by step: each event in the caller's projection with the
+        caller's view at its version (409 `hand_in_progress` until it is settled)."""
+        ...
+
+    async def transcript(
+        self, user: User | None, table_id: str, hand: int, language: str | None = None
+    ) -> str:
+        """The readable history of settled hand `hand` (default: the caller's language)."""
+        ...
+
+    async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
+        """A page of the caller's settled hands, newest first: {"hands": [...], "next"}."""
+        ...

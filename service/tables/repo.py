@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal, NamedTuple
 
 import msgspec
 
 from events.codec import decode_table_event, encode_table_event
 from events.store.base import EventStore, IndexOp, StoredEvent
-from events.table import HandSettled, TableEvent
+from events.table import HandSettled, HandStarted, TableEvent
 from service import metrics
 from service.game.commands import CreateTable, TableCommand
 from service.game.decider import evolve, step
@@ -49,6 +49,12 @@ class Outcome(NamedTuple):
 ChangeHook = Callable[[str, int, TableState], None]
 # (table_id, state before, state after, version after) -> the index changes of that append
 Indexer = Callable[[str, TableState | None, TableState, int], Sequence[IndexOp]]
+# (table_id, state before, the events to append, the first one's version, their time) -> the
+# hands index entries of that append (`service.tables.hand_records`); awaited only for a
+# batch that starts or settles a hand
+HandIndexer = Callable[
+    [str, TableState | None, Sequence[TableEvent], int, float], Awaitable[Sequence[IndexOp]]
+]
 # (table_id, first version, the events appended, their time, their chain hashes, the state
 # after the last one)
 AppendHook = Callable[
@@ -62,6 +68,11 @@ def fold_onto(state: TableState | None, events: Sequence[TableEvent]) -> TableSt
     for event in events:
         state = evolve(state, event)
     return state
+
+
+def touches_hands(events: Sequence[TableEvent]) -> bool:
+    """Whether a batch starts or settles a hand (then it carries hands index entries)."""
+    return any(type(e) is HandStarted or type(e) is HandSettled for e in events)
 
 
 def decode_all(stored: Sequence[StoredEvent]) -> list[TableEvent]:
@@ -97,6 +108,7 @@ class TableRepo:
         self._appended: dict[str, tuple[int, Sequence[TableEvent]]] = {}
         # the index entries written with every append (`service.tables.index`), if any
         self.indexer: Indexer | None = None
+        self.hand_indexer: HandIndexer | None = None
         # Told of every event this process learns *with the state after it*: its own appends
         # (from the append's reply) and other processes' appends that its live feeds fold
         # (`state_at`). Whoever appended an event always tells its observers; other replicas
@@ -227,17 +239,21 @@ class TableRepo:
                     return Outcome("duplicate", first)
                 return Outcome("noop", loaded.version, loaded.state)
             indexer = self.indexer
+            index: Sequence[IndexOp] = (
+                indexer(table_id, loaded.state, decided, loaded.version + len(events))
+                if indexer is not None
+                else ()
+            )
+            if self.hand_indexer is not None and touches_hands(events):
+                index = [*index, *await self.hand_indexer(
+                    table_id, loaded.state, events, loaded.version + 1, float(command.now))]
             result = await self.store.append(
                 stream,
                 [encode_table_event(e) for e in events],
                 expected_version=loaded.version,
                 action_id=action_id,
                 at=command.now,
-                index=(
-                    indexer(table_id, loaded.state, decided, loaded.version + len(events))
-                    if indexer is not None
-                    else ()
-                ),
+                index=index,
             )
             metrics.observe_append(result.status, len(events))
             if result.status == "appended":

@@ -43,6 +43,7 @@ from service.tables.errors import (
     service_errors,
 )
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.hand_records import HandRecords
 from service.tables.history import MAX_LIMIT as MAX_HISTORY
 from service.tables.history import recent_hands
 from service.tables.index import full_changes, table_changes
@@ -143,6 +144,8 @@ class TableService:
         )
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
         self.repo.indexer = self._index_changes
+        self.records = HandRecords(store, self.streams, self.repo, self.profile)
+        self.repo.hand_indexer = self.records.batch_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
@@ -304,6 +307,7 @@ class TableService:
             if await self.store.set_index(
                 stream, expected_version=loaded.version, changes=changes
             ):
+                await self.records.reindex(table_id)  # where each hand lies, who played it
                 return 1
         raise ServiceError(503, "busy", f"table {table_id} kept moving while it was indexed")
 
@@ -689,6 +693,20 @@ class TableService:
         async with service_errors():
             self._check_hand_ref(table_id, hand)
             return await export_hand(self.store, self.streams.table(table_id), table_id, hand)
+
+    async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
+        async with service_errors():
+            return await self.records.replay(user, table_id, hand)
+
+    async def transcript(
+        self, user: User | None, table_id: str, hand: int, language: str | None = None
+    ) -> str:
+        async with service_errors():
+            return await self.records.transcript(user, table_id, hand, language)
+
+    async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
+        async with service_errors():
+            return await self.records.my_hands(user, cursor, limit)
 
     @staticmethod
     def _check_hand_ref(table_id: str, hand: int) -> None:
