@@ -182,6 +182,7 @@ async def dev_init_data(request: web.Request) -> web.Response:
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     """The API's routes, each handler wrapped in `json_errors`. `add_unmatched` must come
     after every other route under /api/ and /dev/."""
+    from service.api.tournament_routes import add_tournament_routes
     from service.api.ws import table_socket
 
     def get(path: str, handler: Handler, *, timed: bool = True) -> None:
@@ -208,6 +209,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/audit", audit)
     get(f"/api/tables/{TABLE_ID}/hands/{{hand:[0-9]{{1,9}}}}/export", export)
     get(f"/api/tables/{TABLE_ID}/ws", table_socket, timed=False)
+    add_tournament_routes(get, post)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

@@ -120,8 +120,10 @@ class ChangeAnte(Command, frozen=True, kw_only=True):
 
 
 PlayerCommand = PlaceBlind | Pass | Look | Call | Raise | Fold | JoinSvara | SkipSvara | SitIn
-TableCommand = CreateTable | SitDown | Leave | PlayerCommand | SetClientSeed | Tick
-TableCommand = TableCommand | SeatPlayers | ChangeAnte
+TableCommand = (
+    CreateTable | SitDown | Leave | PlayerCommand | SetClientSeed | Tick
+    | SeatPlayers | ChangeAnte  # tournament tables
+)
 
 ActionType = Literal[
     "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"

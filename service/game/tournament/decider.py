@@ -212,9 +212,9 @@ def decide(state: TournamentState | None, c: AnyTournamentCommand) -> list[AnyTo
             refunds = {u: e.amount for u, e in state.entries.items()}
             return [TournamentCancelled(reason=c.reason, refunds=refunds)]
         case PayPrizes():
-            if state.status != "finished" or state.paid:
+            if state.status not in ("finished", "cancelled") or state.paid:
                 return []
-            return [PrizesPaid(total=sum(state.prizes.values()))]
+            return [PrizesPaid(total=state.pool)]
     raise GameError("unknown_command", f"unknown command {type(c).__name__}")
 
 

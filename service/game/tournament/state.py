@@ -128,8 +128,8 @@ def evolve(state: TournamentState | None, event: AnyTournamentEvent) -> Tourname
             )
         case PrizesPaid():
             return replace(state, paid=True, pool=0)
-        case TournamentCancelled(refunds=refunds):
-            return replace(state, status="cancelled", pool=state.pool - sum(refunds.values()))
+        case TournamentCancelled():  # the pool is owed until `prizes_paid` (the refunds)
+            return replace(state, status="cancelled")
     raise AssertionError(f"unhandled tournament event {event!r}")  # pragma: no cover
 
 
