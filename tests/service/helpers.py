@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
 import uuid
+from collections.abc import Sequence
 
 from service.game.settings import TableSettings
 from service.tables import bots

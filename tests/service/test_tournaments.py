@@ -14,7 +14,7 @@ from events.tournament import TournamentSettings
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock, Factory
+from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import assert_conserved, make_users
 
 SETTINGS = TournamentSettings(
