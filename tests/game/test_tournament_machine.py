@@ -8,6 +8,7 @@ commands. After every step: fold(events) == the live state, play chips are conse
 from __future__ import annotations
 
 from collections import Counter
+from itertools import pairwise
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -35,7 +36,7 @@ def tournament_settings(draw: st.DrawFn) -> TournamentSettings:
         cuts = sorted(draw(st.lists(st.integers(1, 99), min_size=places - 1,
                                     max_size=places - 1, unique=True)))
         bounds = [0, *cuts, 100]
-        prizes = tuple(b - a for a, b in zip(bounds, bounds[1:], strict=False))
+        prizes = tuple(b - a for a, b in pairwise(bounds))
     return TournamentSettings(
         seats=seats, buy_in=draw(st.integers(1, 300)), stack=stack, antes=antes,
         hands_per_level=draw(st.integers(1, 4)), prizes=prizes, fill_seconds=120,
