@@ -11,12 +11,12 @@ from events.store.base import ChainBroken
 from events.tournament import PlayerEliminated, decode_tournament_event
 from service.game.tournament.state import fold, prize_amounts, prize_table
 from service.tables.facade import JSON, ServiceError
-from service.tables.repo import TableRepo
+from service.tables.streams import Streams
 from service.tables.tournaments import TournamentStore
 from service.tables.tournaments_manager import hands_after
 
 
-async def audit_tournament(t: TournamentStore, repo: TableRepo, tournament_id: str) -> JSON:
+async def audit_tournament(t: TournamentStore, streams: Streams, tournament_id: str) -> JSON:
     stored = await t.store.read(t.stream(tournament_id))
     if not stored:
         raise ServiceError(404, "tournament_not_found", f"no tournament {tournament_id!r}")
@@ -31,7 +31,7 @@ async def audit_tournament(t: TournamentStore, repo: TableRepo, tournament_id: s
         checks["chain"] = {"ok": False, "version": broken.version, "reason": broken.reason}
     hands: dict[int, dict[int, int]] = {}
     if state.table_id is not None:
-        table = await t.store.read(repo.streams.table(state.table_id))
+        table = await t.store.read(streams.table(state.table_id))
         for version, _, stacks, _ in hands_after([decode_table_event(e.data) for e in table], 1):
             hands[version] = stacks
     wrong = []

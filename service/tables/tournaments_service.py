@@ -106,7 +106,7 @@ class Tournaments:
         return await self.get(tournament_id)
 
     async def audit(self, tournament_id: str) -> JSON:
-        audit = audit_tournament(self.store, self.tables.repo, tournament_id)
+        audit = audit_tournament(self.store, self.tables.streams, tournament_id)
         result: JSON = await self._guard(audit)
         return result
 

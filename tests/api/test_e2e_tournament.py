@@ -5,7 +5,10 @@ every hand audits and so do the standings."""
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -16,7 +19,7 @@ import pytest
 
 from tests.api.game import TOKEN, server_env, user_ids
 from tests.api.player import Player, choose
-from tests.api.procs import Server
+from tests.api.procs import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -61,7 +64,7 @@ async def test_tournament_survives_a_kill_9(redis_url: str, session: aiohttp.Cli
         assert t["status"] == "running" and t["table_id"]
         table = t["table_id"]
         rng = random.Random(5)
-        killed = False
+        killed, moves = False, 0
         deadline = time.monotonic() + 50
         while time.monotonic() < deadline:
             t = await players[-1].ok("GET", f"/api/tournaments/{tid}")
@@ -69,13 +72,14 @@ async def test_tournament_survives_a_kill_9(redis_url: str, session: aiohttp.Cli
                 me = await players[-1].ok("GET", "/api/me")
                 if me["tables"] == []:  # the prizes are credited: no pool open in the wallet
                     break
-            if not killed and t["version"] >= 8 and t["status"] == "running":  # mid-way
+            if not killed and moves >= 4 and t["status"] == "running":  # mid-way
                 a.kill()
                 killed = True
                 for p in players:
                     p.base = b.url
             if t["status"] == "running":
                 await _move(players, table, rng)
+                moves += 1
             else:
                 await asyncio.sleep(0.1)
         else:
@@ -99,6 +103,14 @@ async def test_tournament_survives_a_kill_9(redis_url: str, session: aiohttp.Cli
         for n in numbers:
             hand_audit = await players[0].ok("GET", f"/api/tables/{table}/hands/{n}/audit")
             assert hand_audit["verified"], (n, hand_audit["checks"])
+        env = {**os.environ, **server_env(redis_url, namespace=namespace)}
+        for ident, code in ((tid, 0), ("no-such-tournament", 2)):
+            run = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "service.cli", "audit", "--tournament", ident,
+                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(run.communicate(), 30)
+            assert run.returncode == code, (ident, out, err)
         listed = await players[0].ok("GET", "/api/tournaments")
         assert any(r["tournament_id"] == tid and r["status"] == "finished"
                    for r in listed["tournaments"])
