@@ -153,3 +153,30 @@ async def test_unregister_and_fill_timeout_refund(services: Factory, clock: Fake
     listed = await service.tournaments.list()
     assert any(t["tournament_id"] == tid and t["status"] == "cancelled"
                for t in listed["tournaments"])
+
+
+async def test_reconciler_completes_a_registration_whose_completion_was_lost(
+    services: Factory, clock: FakeClock
+) -> None:
+    """A crash between the tournament's `player_registered` and the wallet's completion:
+    the reconciler completes the buy-in (the chips are in the pool), never releases it."""
+    from service.game.tournament import decider as td
+    from service.tables.tournaments import wallet_table
+
+    service = await services()
+    user = make_users(1)[0]
+    tid = await service.tournaments.create(user, SETTINGS)
+    await service.bank.open(user.id)
+    transfer_id = await service.transfers.reserve(user, wallet_table(tid), SETTINGS.buy_in)
+    await service.tournaments.store.execute(
+        tid,
+        lambda: td.Register(user_id=user.id, name="p", transfer_id=transfer_id,
+                            amount=SETTINGS.buy_in, now=clock.now),
+        action_id=f"register:{transfer_id}",
+    )
+    clock.advance(3600)  # long past the reservation's expiry and grace
+    await service.reconcile()
+    _, w = await service.bank.load(user.id)
+    assert not w.reserved and w.balance == 1000 - SETTINGS.buy_in
+    assert w.tables == [wallet_table(tid)]
+    await assert_conserved(service, [user], [], [tid])
