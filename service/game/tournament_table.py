@@ -48,6 +48,8 @@ def leave(tx: Tx, c: cmd.Leave) -> None:
     if not tx.state.tournament_id:
         seating.leave(tx, c)
         return
+    if c.rebuy is not None:  # refused before anything moves: the wallet releases the buy-in
+        raise GameError("tournament_table", "a tournament has no rebuy")
     s = seated(tx.state, c.user_id)
     hand = tx.state.hand
     if hand is not None and hand.active:

@@ -124,3 +124,10 @@ def test_old_events_decode_and_reencode_to_their_bytes() -> None:
         assert encode_table_event(decode_table_event(raw)) == raw
     state = fold([decode_table_event(created)])
     assert state.tournament_id == "" and state.ante_level == 1
+
+
+def test_a_tournament_table_refuses_a_rebuy_and_nothing_happens() -> None:
+    _, state = _table()
+    with pytest.raises(GameError) as refused:
+        step(state, cmd.Leave(user_id=2, transfer_id="x", rebuy=20, now=T0, seed=SEED))
+    assert refused.value.code == "tournament_table"

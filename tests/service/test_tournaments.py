@@ -100,6 +100,13 @@ async def test_four_players_play_to_the_end(services: Factory, clock: FakeClock)
     for number in range(1, loaded.state.hand_number + 1):
         hand_audit = await service.audit(table_id, number)
         assert hand_audit["verified"], (number, hand_audit)
+    # a busted player cannot buy back in, and the refusal moves no chip
+    loser = next(u for u in users[:4] if u.id != winner["user_id"])
+    with pytest.raises(ServiceError) as rebuy:
+        await service.rebuy(loser, table_id, 30)
+    assert rebuy.value.code == "tournament_table", rebuy.value
+    _, w = await service.bank.load(loser.id)
+    assert w.balance == 900 and not w.reserved
     # the manager running again changes nothing: every step is keyed
     version = done["version"]
     await service.tournaments.manager.catch_up()
