@@ -187,11 +187,12 @@ class TournamentManager:
         table_id = state.table_id
         assert table_id is not None
         stream = self.repo.streams.table(table_id)
-        if await self.repo.store.version(stream) == 0:
+        head = await self.repo.store.version(stream)
+        if head == 0:
             await self.ensure_table(state)
-        stored = await self.repo.store.read(stream)
-        if stored and stored[-1].version <= state.table_version:
+        elif head <= state.table_version:  # nothing new since the last hand recorded
             return await self.sync_ante(state)
+        stored = await self.repo.store.read(stream)
         events = [decode_table_event(e.data) for e in stored]
         after: TournamentState | None = state
         for version, hand, stacks, start in hands_after(events, 1):
