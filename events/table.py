@@ -59,6 +59,9 @@ class TableCreated(
     # deployment set it when the table was created (0.0: not recorded, as in older logs:
     # the rule's day, `service.game.state.IDLE_CLOSE_SECONDS`).
     idle_close_seconds: float = 0.0
+    # The Sit & Go this table plays for ("" : a cash table). A tournament table deals in
+    # every seat with chips, sat out or not, and takes a short stack's all as its ante.
+    tournament_id: str = ""
 
 
 class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):
@@ -105,10 +108,12 @@ class HandStarted(TableEventBase, frozen=True, kw_only=True, tag="hand_started")
     algorithm: str = "hmac-sha256-fy-v1"  # of the first deal (each deal: `cards_dealt`)
 
 
-class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid"):
+class AntesPaid(TableEventBase, frozen=True, kw_only=True, tag="antes_paid", omit_defaults=True):
     ante: int
     seats: tuple[int, ...]
     pot: int  # the pot afterwards
+    # Tournament tables: seats whose whole stack was below the ante paid that stack instead.
+    short: dict[int, int] | None = None
 
 
 class CardsDealt(TurnHandover, frozen=True, kw_only=True, tag="cards_dealt"):
@@ -245,7 +250,7 @@ class HandSettled(
 class PlayerSatOut(TurnHandover, frozen=True, kw_only=True, tag="sat_out"):
     seat: int
     user_id: int
-    reason: Literal["timeouts"] = "timeouts"
+    reason: Literal["timeouts", "left"] = "timeouts"  # left: a tournament player forfeits
 
 
 class PlayerReturned(TableEventBase, frozen=True, kw_only=True, tag="returned"):
@@ -259,6 +264,14 @@ class TableClosed(TableEventBase, frozen=True, kw_only=True, tag="table_closed")
 
     reason: Literal["idle"] = "idle"
     idle_seconds: float = 0.0
+
+
+class AnteChanged(TableEventBase, frozen=True, kw_only=True, tag="ante_changed"):
+    """A tournament's next level: the ante (and a bet unit that follows it) from the next
+    hand dealt on; `level` keys it, so a level is applied once."""
+
+    ante: int
+    level: int
 
 
 TableEvent = (
@@ -287,6 +300,7 @@ TableEvent = (
     | SeedDrawn
     | ClientSeedSet
     | TableClosed
+    | AnteChanged
 )
 
 EVENT_TYPES: tuple[type[TableEventBase], ...] = (
@@ -315,4 +329,5 @@ EVENT_TYPES: tuple[type[TableEventBase], ...] = (
     SeedDrawn,
     ClientSeedSet,
     TableClosed,
+    AnteChanged,
 )

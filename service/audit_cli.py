@@ -1,8 +1,9 @@
 """`svara audit TABLE HAND [--export FILE] [--json]`: the server's audit of a settled hand, read
 straight from the store at `REDIS_URL` (namespace `SVARA_NAMESPACE`), as an operator settles a
 dispute; `--export FILE` also writes the hand's export for `svara verify FILE` (which needs
-neither this code nor the store). Exit status: 0 verified, 1 a check failed, 2 bad arguments,
-an unknown table or hand, or an unreachable store."""
+neither this code nor the store). `svara audit --tournament ID` audits a tournament's
+standings instead (`service.tournament_audit_cli`). Exit status: 0 verified, 1 a check failed,
+2 bad arguments, an unknown table or hand, or an unreachable store."""
 
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ async def fetch(config: Config, table_id: str, hand: int, export: bool) -> tuple
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--tournament"] or any(a.startswith("--tournament=") for a in argv[:1]):
+        from service.tournament_audit_cli import main as tournament_main
+
+        return tournament_main(argv)
     parser = argparse.ArgumentParser(prog="svara audit", description=__doc__)
     parser.add_argument("table")
     parser.add_argument("hand", type=int)

@@ -12,6 +12,8 @@ commands:
   serve [--host H] [--port P]   run the API, web app and bot
   audit TABLE HAND [--export FILE] [--json]
                            the server's audit of a settled hand (store at REDIS_URL)
+  audit --tournament ID [--json]
+                           a tournament's standings verified from its own events
   verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...
                            check an exported hand offline (no server, no Redis)
   reindex                  rebuild the table indexes from the streams (REDIS_URL)

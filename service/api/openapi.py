@@ -156,6 +156,69 @@ _COMPONENT_SCHEMAS: JSON = {
 }
 
 
+# -- tournaments (Sit & Go): one block ------------------------------------------------------
+def _tournaments() -> tuple[JSON, JSON]:
+    """The tournament paths and their schemas (docs/API.md "Tournaments")."""
+    from service.api.tournament_routes import CreateTournamentBody
+
+    _, schemas_ = msgspec.json.schema_components(
+        [CreateTournamentBody], ref_template="#/components/schemas/{name}")
+    tid = {"name": "tournament_id", "in": "path", "required": True,
+           "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
+    status = {"enum": ["registering", "running", "finished", "cancelled"]}
+    row: JSON = {"type": "object", "required": ["tournament_id", "name", "status", "seats",
+                                          "registered", "buy_in", "table_id"], "properties": {
+        "tournament_id": {"type": "string"}, "name": {"type": "string"},
+        "status": status,
+        "seats": {"type": "integer"}, "registered": {"type": "integer"},
+        "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]}}}
+    one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
+                                          "level", "table_id", "version"], "properties": {
+        "tournament_id": {"type": "string"}, "status": status,
+        "settings": _OBJ, "level": {"type": "integer"},
+        "table_id": {"type": ["string", "null"]}, "version": {"type": "integer"},
+        "players": {"type": "array", "items": {"type": "object", "properties": {
+            "user_id": {"type": "integer"}, "name": {"type": "string"},
+            "place": {"type": ["integer", "null"]}, "prize": {"type": ["integer", "null"]}}}}}}
+    audit = {"type": "object", "required": ["verified", "checks", "standings", "events"],
+             "properties": {"verified": {"type": "boolean"}, "checks": _OBJ,
+                            "standings": {"type": "array", "items": _OBJ},
+                            "events": {"type": "array", "items": _OBJ}}}
+    page = {"type": "object", "properties": {
+        "tournaments": {"type": "array", "items": _ref("TournamentRow")},
+        "next": {"type": ["string", "null"]}}}
+    paths: JSON = {
+        "/api/tournaments": {
+            "get": _op("Sit & Go tournaments, a page at a time (`?limit=1..100&cursor=`)",
+                       _json(page)),
+            "post": _op("Create a Sit & Go: seats 2-10 (one table; it starts when full), the "
+                        "buy-in (play chips into the prize pool), the starting stack "
+                        "(tournament chips), the ante by level, hands per level, prize "
+                        "percents (default 100 under 6 players, 65/35 from 6; must sum to "
+                        "100), fill_seconds (not full by then: cancelled and refunded); "
+                        "400 invalid_settings", _json({"type": "object", "properties": {
+                            "tournament_id": {"type": "string"}}}),
+                        body="CreateTournamentBody", status="201")},
+        "/api/tournaments/{tournament_id}": {"get": _op(
+            "One tournament: status, settings, players with place and prize, level",
+            _json(_ref("Tournament")), params=[tid])},
+        "/api/tournaments/{tournament_id}/register": {"post": _op(
+            "Register, paying the buy-in from the wallet: 422 insufficient_chips, 409 "
+            "already_registered / tournament_started / tournament_full / "
+            "tournament_cancelled; a refusal changes nothing. The last seat starts it",
+            _json(_ref("Tournament")), params=[tid])},
+        "/api/tournaments/{tournament_id}/unregister": {"post": _op(
+            "Unregister before the start, the buy-in refunded: 409 tournament_started, "
+            "not_registered", _json(_ref("Tournament")), params=[tid])},
+        "/api/tournaments/{tournament_id}/audit": {"get": _op(
+            "The standings verified from the tournament's own events: chain, each "
+            "elimination against the table's hand where the stack reached 0, places, prizes "
+            "= pool by the prize table", _json(audit), params=[tid])},
+    }
+    return paths, {**schemas_, "TournamentRow": row, "Tournament": one}
+# -- end of tournaments ----------------------------------------------------------------------
+
+
 @cache
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
@@ -280,12 +343,14 @@ def openapi_document() -> JSON:
     paths["/api/me"]["get"]["summary"] += openapi_share.ME_CAN_PING
     components = {**components, **openapi_share.SCHEMAS}
     # -- end of sharing --
+    tournament_paths, tournament_schemas = _tournaments()
+    paths.update(tournament_paths)
     return {
         "openapi": "3.1.0",
         "info": {"title": "Svara API", "version": "1"},
         "paths": paths,
         "components": {
-            "schemas": {**components, **_COMPONENT_SCHEMAS},
+            "schemas": {**components, **_COMPONENT_SCHEMAS, **tournament_schemas},
             "securitySchemes": {"tma": {"type": "apiKey", "in": "header",
                                         "name": "Authorization",
                                         "description": "tma <Telegram.WebApp.initData>"}},

@@ -170,6 +170,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     """The API's routes, each handler wrapped in `json_errors`. `add_unmatched` must come
     after every other route under /api/ and /dev/."""
     from service.api import hand_routes
+    from service.api.tournament_routes import add_tournament_routes
     from service.api.ws import table_socket
 
     def get(path: str, handler: Handler, *, timed: bool = True) -> None:
@@ -208,6 +209,7 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     post("/api/me/write-access", write_access)
     install_grants(app)
     # -- end of sharing --
+    add_tournament_routes(get, post)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

@@ -218,6 +218,12 @@ def timed_out_folded(table_id: str) -> str:
     )
 
 
+def tournament_starts(table_id: str) -> str:
+    return _("Your tournament starts now at table {table}. Good luck!").format(
+        table=table_label(table_id)
+    )
+
+
 def timed_out_passed(table_id: str) -> str:
     return _(
         "Time ran out on your turn at table {table}: you passed automatically (no blind bet)."

@@ -20,6 +20,7 @@ from service.bot.notices import TimeoutNotices, is_missed_turn
 from service.bot.pings import Pings, Turn, current_turn
 from service.bot.ports import LiveTables
 from service.bot.results import GroupResults, outcome_of, settled_in
+from service.bot.tournament_notices import TournamentNotices, tournament_seated
 from service.game.state import TableState
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ class TableWatch:
         self.pings = pings
         self.notices = notices
         self.results = results
+        self.tournaments = TournamentNotices(notices.reach)
         self.drain_seconds = drain_seconds
         self._seen: OrderedDict[str, int] = OrderedDict()  # table -> newest version looked at
         self._turns: dict[str, Turn | None] = {}  # table -> the turn last looked at
@@ -91,6 +93,9 @@ class TableWatch:
                 self._spawn(
                     self.notices.timed_out(table_id, first + index, event, sat_out=sat_out)
                 )
+        seated = tournament_seated(events, state)
+        if seated:
+            self._spawn(self.tournaments.started(table_id, seated))
         for _, settled, showdown in settled_in(events):
             self._spawn(self.results.settled(outcome_of(table_id, settled, showdown, state)))
         turn = current_turn(table_id, state)

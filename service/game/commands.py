@@ -27,6 +27,7 @@ class CreateTable(Command, frozen=True, kw_only=True):
     created_by: int  # user id
     # The deployment's idle limit, recorded in `table_created` (0.0: the rule's day).
     idle_close_seconds: float = 0.0
+    tournament_id: str = ""  # a Sit & Go's table ("" : a cash table)
 
 
 class SitDown(Command, frozen=True, kw_only=True):
@@ -102,8 +103,27 @@ class Tick(Command, frozen=True, kw_only=True):
     twice, or on several processes: at most one Tick per deadline is ever appended."""
 
 
+class SeatPlayers(Command, frozen=True, kw_only=True):
+    """Seat a tournament's players at its empty table at once, each with `stack` tournament
+    chips (no wallet: the transfer id names the tournament), so hand 1 deals them all."""
+
+    players: tuple[tuple[int, str], ...]  # (user id, name) in seat order
+    stack: int
+
+
+class ChangeAnte(Command, frozen=True, kw_only=True):
+    """A tournament's level `level`: `ante` from the next hand on; a level not above the
+    table's is no change (the process manager may ask twice)."""
+
+    ante: int
+    level: int
+
+
 PlayerCommand = PlaceBlind | Pass | Look | Call | Raise | Fold | JoinSvara | SkipSvara | SitIn
-TableCommand = CreateTable | SitDown | Leave | PlayerCommand | SetClientSeed | Tick
+TableCommand = (
+    CreateTable | SitDown | Leave | PlayerCommand | SetClientSeed | Tick
+    | SeatPlayers | ChangeAnte  # tournament tables
+)
 
 ActionType = Literal[
     "blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.table import TableEvent
-from service.game import actions, flow, seating, timers
+from service.game import actions, flow, seating, timers, tournament_table
 from service.game import commands as cmd
 from service.game.errors import GameError
 from service.game.evolve import evolve, fold
@@ -35,7 +35,7 @@ _NUMBERED: frozenset[type] = frozenset(
 
 _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
     cmd.SitDown: seating.sit_down,
-    cmd.Leave: seating.leave,
+    cmd.Leave: tournament_table.leave,
     cmd.SitIn: seating.sit_in,
     cmd.PlaceBlind: actions.place_blind,
     cmd.Pass: actions.pass_blind,
@@ -47,6 +47,8 @@ _HANDLERS: dict[type, Callable[[Tx, Any], None]] = {
     cmd.SkipSvara: actions.skip_svara,
     cmd.SetClientSeed: seating.set_client_seed,
     cmd.Tick: timers.tick,
+    cmd.SeatPlayers: tournament_table.seat_players,
+    cmd.ChangeAnte: tournament_table.change_ante,
 }
 
 

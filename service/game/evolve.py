@@ -51,6 +51,7 @@ from service.game.evolve_showdown import (
     svara_skipped,
     svara_started,
 )
+from service.game.evolve_tournament import ante_changed
 from service.game.state import TableState
 
 APPLY: dict[type, Callable[[Any, Any], TableState]] = {
@@ -79,6 +80,7 @@ APPLY: dict[type, Callable[[Any, Any], TableState]] = {
     ev.SeedDrawn: seed_drawn,
     ev.ClientSeedSet: client_seed_set,
     ev.TableClosed: closed,
+    ev.AnteChanged: ante_changed,
 }
 
 

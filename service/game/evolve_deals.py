@@ -21,6 +21,10 @@ def hand_started(state: TableState, e: ev.HandStarted) -> TableState:
         commitment=e.commitment,
         seeds=(ev.DealSeed(deal=1, commitment=e.commitment, seed=e.seed),),
     )
+    if state.pending_ante:  # a tournament's new level counts from this hand
+        state = replace(
+            state, settings=replace(state.settings, ante=state.pending_ante), pending_ante=0
+        )
     return replace(
         state,
         hand=hand,
@@ -33,10 +37,11 @@ def hand_started(state: TableState, e: ev.HandStarted) -> TableState:
 
 def antes_paid(state: TableState, e: ev.AntesPaid) -> TableState:
     seats = list(state.seats)
+    short = e.short or {}
     for number in e.seats:
         s = seats[number]
         assert s is not None
-        seats[number] = replace(s, stack=s.stack - e.ante)
+        seats[number] = replace(s, stack=s.stack - short.get(number, e.ante))
     return replace(state, seats=tuple(seats), hand=replace(hand_of(state), pot=e.pot))
 
 

@@ -20,6 +20,7 @@ def table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         next_commitment=e.next_commitment,
         empty_since=e.created_at,
         idle_close_seconds=e.idle_close_seconds,
+        tournament_id=e.tournament_id,
     )
 
 

@@ -159,7 +159,9 @@ def start_hand(tx: Tx) -> None:
     cut = numbers.index(dealer) + 1
     participants = (*numbers[cut:], *numbers[:cut])  # clockwise from the dealer's left
     number = state.hand_number + 1
-    ante = state.settings.ante
+    ante = state.pending_ante or state.settings.ante
+    # a tournament table deals in a stack below the ante, which pays all it has
+    short = {n: st.stack for n in participants if (st := state.seats[n]) and st.stack < ante}
     tx.emit(
         ev.HandStarted(
             number=number,
@@ -170,7 +172,8 @@ def start_hand(tx: Tx) -> None:
             algorithm=algorithm,
         )
     )
-    tx.emit(ev.AntesPaid(ante=ante, seats=participants, pot=ante * len(participants)))
+    pot = ante * len(participants) - sum(ante - paid for paid in short.values())
+    tx.emit(ev.AntesPaid(ante=ante, seats=participants, pot=pot, short=short or None))
     _dealt(tx, number, 1, participants, seed, algorithm)
 
 

@@ -126,6 +126,9 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     empty_since: float | None = None
     closed: bool = False
     idle_close_seconds: float = 0.0  # as `table_created` recorded it (0.0: none recorded)
+    tournament_id: str = ""  # a tournament table (see `eligible_seats`)
+    ante_level: int = 1  # a tournament table's level (`ante_changed`)
+    pending_ante: int = 0  # the ante from the next hand on (0: no change pending)
 
     @property
     def idle_limit(self) -> float:
@@ -156,6 +159,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
     def eligible_seats(self) -> list[Seat]:
         """Seated players who would be dealt in: not sat out and able to pay the ante."""
+        if self.tournament_id:  # sitting out protects no stack: everyone with chips plays
+            return [s for s in self.seats if s is not None and s.stack > 0]
         ante = self.settings.ante
         return [s for s in self.seats if s is not None and not s.sat_out and s.stack >= ante]
 

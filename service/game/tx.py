@@ -43,7 +43,7 @@ class Tx:
 
     def __init__(self, state: TableState, now: float, seed: bytes) -> None:
         self._state = state
-        self.settings = state.settings  # fixed for a table's life
+        self.settings = state.settings  # fixed for one command (a new ante: next hand's)
         self.table_id = state.table_id
         self._applied = 0
         self.now = now

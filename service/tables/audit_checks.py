@@ -185,9 +185,16 @@ class _Replay:
         hand = state.hand
         settings = state.settings
         if isinstance(e, ev.AntesPaid):
-            if e.ante != settings.ante:
-                self.f.fail("chips", v, f"an ante of {e.ante}; the table's is {settings.ante}")
+            ante = state.pending_ante or settings.ante  # a tournament's level, from this hand
+            if e.ante != ante:
+                self.f.fail("chips", v, f"an ante of {e.ante}; the table's is {ante}")
+            short = e.short or {}
+            if (short and not state.tournament_id) or any(
+                not 0 < paid < e.ante or _stack(state, n) != paid for n, paid in short.items()
+            ):
+                self.f.fail("chips", v, "a short ante is a tournament stack's all, below the ante")
             pot = (hand.pot if hand is not None else 0) + e.ante * len(e.seats)
+            pot -= sum(e.ante - paid for paid in short.values())
             if e.pot != pot:
                 self.f.fail("chips", v, f"the pot after the antes is {pot}, not {e.pot}")
         elif isinstance(e, ev.CardsDealt):
@@ -322,3 +329,8 @@ def _version_in(message: str) -> int:
     """The version named in an `unreadable_log` message."""
     digits = "".join(c if c.isdigit() else " " for c in message).split()
     return int(digits[0]) if digits else 0
+
+
+def _stack(state: TableState, seat: int) -> int:
+    s = state.seats[seat] if 0 <= seat < len(state.seats) else None
+    return s.stack if s is not None else -1

@@ -7,7 +7,7 @@ this protocol, so they can be tested against the real service on any store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -77,10 +77,19 @@ class PresenceBook(Protocol):
         ...
 
 
+if TYPE_CHECKING:
+    from service.tables.tournaments_service import Tournaments
+
+
 class Tables(Protocol):
     @property
     def presence(self) -> PresenceBook:
         """Where a socket counts as its user having the table open, from `ready` to close."""
+        ...
+
+    @property
+    def tournaments(self) -> Tournaments | None:
+        """The Sit & Go tournaments this service runs, or None where it runs none."""
         ...
 
     async def create_table(

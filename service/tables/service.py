@@ -61,6 +61,7 @@ from service.tables.profiles import (
 )
 from service.tables.repo import Loaded, TableObserver, TableRepo
 from service.tables.streams import Streams
+from service.tables.tournaments_service import Tournaments
 from service.tables.transfers import Transfers, parse_mark, transfer_mark
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,7 @@ class TableService:
         self.repo.hand_indexer = self.records.batch_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.reconcile_seconds = reconcile_seconds
+        self.tournaments = Tournaments(self, poll_seconds=poll_seconds)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
 
@@ -167,6 +169,7 @@ class TableService:
             asyncio.create_task(self._reconcile_forever(), name="svara-reconciler"),
             asyncio.create_task(self._indexes_ready(), name="svara-indexes"),
             asyncio.create_task(self.presence.run(self._stopping), name="svara-presence"),
+            self.tournaments.run(self._stopping),
         ]
 
     async def stop(self) -> None:
@@ -533,6 +536,9 @@ class TableService:
             assert loaded.state is not None
             if loaded.state.seat_of(user.id) is None:
                 raise ServiceError(403, "not_seated", "you have no seat at this table")
+            if loaded.state.tournament_id:  # tournament chips stay: leaving forfeits
+                await self.tournaments.forfeit(user, table_id)
+                return await self.view(user, table_id)
             await self.transfers.cash_out(user, table_id)
             return await self.view(user, table_id)
 

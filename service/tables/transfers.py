@@ -292,7 +292,11 @@ class Transfers:
         finished = 0
         for transfer_id, reservation in list(state.reserved.items()):
             stream = self.tables.streams.table(reservation.table_id)
-            if await self.tables.store.find_action(stream, sit_action(transfer_id)) is not None:
+            action = sit_action(transfer_id)
+            if reservation.table_id.startswith("tournament:"):  # a buy-in into a prize pool
+                stream = f"{self.tables.streams.namespace}{reservation.table_id}"
+                action = f"register:{transfer_id}"
+            if await self.tables.store.find_action(stream, action) is not None:
                 await self.bank.execute(user_id, wallet.CompleteBuyIn(transfer_id=transfer_id))
                 finished += 1
             elif now > reservation.expires_at + self.grace:

@@ -60,6 +60,7 @@ class FakeTables:
         self.pad = 0  # and their size
         self.language = "en"
         self.presence = Presence(memory_key_value())
+        self.tournaments = None  # the double runs no tournaments: their routes answer 404
         self.write_grants: list[tuple[int, bool, bool]] = []  # (user, allowed, explicit)
 
     def _log(self, table_id: str) -> list[JSON]:

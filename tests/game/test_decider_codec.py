@@ -48,6 +48,7 @@ SAMPLES: list[ev.TableEvent] = [
     ev.PlayerSatOut(seat=1, user_id=2),
     ev.PlayerReturned(seat=1, user_id=2),
     ev.TableClosed(reason="idle", idle_seconds=86400.0),
+    ev.AnteChanged(ante=5, level=2),
     ev.SeedDrawn(commitment="e" * 64, seed="2" * 64),
     ev.ClientSeedSet(seat=1, user_id=2, client_seed="my-seed_01"),
     ev.CardsDealt(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Sequence
 
 from service.game.settings import TableSettings
 from service.tables import bots
@@ -21,33 +22,55 @@ def make_users(n: int) -> list[User]:
 
 
 async def chip_totals(
-    service: TableService, user_ids: list[int], table_ids: list[str]
+    service: TableService,
+    user_ids: list[int],
+    table_ids: list[str],
+    tournament_ids: Sequence[str] = (),
 ) -> dict[str, int]:
-    """Σ grants, Σ wallets, Σ reservations not yet seated, Σ chips at the tables, read from
-    the service's own wallets, streams and tables."""
+    """Σ grants, Σ wallets, Σ reservations not yet seated (or registered), Σ chips at the
+    cash tables, Σ prize pools not yet paid, read from the service's own wallets, streams,
+    tables and tournaments. A tournament table's stacks are tournament chips, another
+    currency: not counted."""
     granted = balances = held = 0
+    t = service.tournaments.store
     for user_id in user_ids:
         _, state = await service.bank.load(user_id)
         granted += state.granted
         balances += state.balance
         for transfer_id, reservation in state.reserved.items():
-            stream = service.streams.table(reservation.table_id)
-            if await service.store.find_action(stream, f"sit:{transfer_id}") is None:
+            if reservation.table_id.startswith("tournament:"):
+                stream = t.stream(reservation.table_id.removeprefix("tournament:"))
+                action = f"register:{transfer_id}"
+            else:
+                stream, action = service.streams.table(reservation.table_id), f"sit:{transfer_id}"
+            if await service.store.find_action(stream, action) is None:
                 held += reservation.amount
     at_tables = 0
     for table_id in table_ids:
         loaded = await service.repo.load(table_id)
         if loaded.state is not None:
             at_tables += loaded.state.chips_in_play()
-    return {"granted": granted, "wallets": balances, "held": held, "tables": at_tables}
+    pools = 0
+    for tournament_id in tournament_ids:
+        _, tournament = await t.load(tournament_id)
+        pools += tournament.pool if tournament is not None else 0
+    return {
+        "granted": granted, "wallets": balances, "held": held, "tables": at_tables,
+        "pools": pools,
+    }
 
 
 async def assert_conserved(
-    service: TableService, users: list[User], tables: list[str]
+    service: TableService,
+    users: list[User],
+    tables: list[str],
+    tournaments: Sequence[str] = (),
 ) -> dict[str, int]:
-    """Σ wallets + Σ reservations not yet seated + Σ (stacks + pots + rake) == Σ grants."""
-    totals = await chip_totals(service, [u.id for u in users], tables)
-    assert totals["granted"] == totals["wallets"] + totals["held"] + totals["tables"], totals
+    """Σ wallets + Σ reservations not yet seated + Σ (stacks + pots + rake) of cash tables
+    + Σ unpaid prize pools == Σ grants."""
+    totals = await chip_totals(service, [u.id for u in users], tables, tournaments)
+    parts = totals["wallets"] + totals["held"] + totals["tables"] + totals["pools"]
+    assert totals["granted"] == parts, totals
     return totals
 
 

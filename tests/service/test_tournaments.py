@@ -1,0 +1,189 @@
+"""Sit & Go tournaments through the service on real Redis: registration and its refusals,
+a 4-player tournament played to the end (eliminations, ante levels, prizes to the wallets,
+chips conserved after every step, every hand and the standings audited), unregistering and
+the fill timeout refunding every buy-in."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import pytest
+
+from events.tournament import TournamentSettings
+from service.tables import bots
+from service.tables.facade import ServiceError, User
+from service.tables.service import TableService
+from tests.service.conftest import Factory, FakeClock
+from tests.service.helpers import assert_conserved, make_users
+
+SETTINGS = TournamentSettings(
+    seats=4, buy_in=100, stack=30, antes=(5, 10, 15), hands_per_level=2, fill_seconds=60
+)
+
+
+async def _play(service: TableService, clock: FakeClock, tid: str, users: list[User]) -> None:
+    """Players act with the practice-bot strategy (or go all in); when nobody may act the
+    clock jumps to the deadline. The manager advances after every step; conservation is
+    checked after every step."""
+    rng = random.Random(3)
+    manager = service.tournaments.manager
+    for _ in range(3000):
+        await manager.catch_up()
+        t = await service.tournaments.get(tid)
+        await assert_conserved(service, users, [], [tid])
+        if t["status"] == "finished":
+            _, state = await service.tournaments.store.load(tid)
+            assert state is not None
+            if state.paid:
+                return
+            continue
+        table_id = t["table_id"]
+        assert table_id is not None
+        for user in users:
+            view = await service.view(user, table_id)
+            choice = bots.choose(view, rng)
+            if choice is not None:
+                await service.act(
+                    user, table_id, action_id=uuid.uuid4().hex, type=choice[0], amount=choice[1]
+                )
+                break
+        else:
+            loaded = await service.repo.load(table_id)
+            assert loaded.state is not None
+            deadline = loaded.state.deadline
+            assert deadline is not None, "stuck: nobody may act and no deadline"
+            clock.now = max(clock.now, deadline)
+            await service.driver.fire(table_id)
+    raise AssertionError("the tournament did not finish")
+
+
+async def test_four_players_play_to_the_end(services: Factory, clock: FakeClock) -> None:
+    service = await services()
+    users = make_users(5)
+    tid = await service.tournaments.create(users[0], SETTINGS)
+    for user in users[:3]:
+        await service.tournaments.register(user, tid)
+    with pytest.raises(ServiceError) as twice:
+        await service.tournaments.register(users[0], tid)
+    assert (twice.value.status, twice.value.code) == (409, "already_registered")
+    await assert_conserved(service, users, [], [tid])
+    started = await service.tournaments.register(users[3], tid)  # the last seat starts it
+    assert started["status"] == "running" and started["table_id"]
+    with pytest.raises(ServiceError) as late:
+        await service.tournaments.register(users[4], tid)
+    assert (late.value.status, late.value.code) == (409, "tournament_started")
+    with pytest.raises(ServiceError) as leave:
+        await service.tournaments.unregister(users[0], tid)
+    assert (leave.value.status, leave.value.code) == (409, "tournament_started")
+    _, wallet4 = await service.bank.load(users[4].id)
+    assert wallet4.balance == wallet4.granted and not wallet4.reserved  # untouched
+
+    await _play(service, clock, tid, users)
+
+    done = await service.tournaments.get(tid)
+    places = sorted(p["place"] for p in done["players"])
+    assert places == [1, 2, 3, 4]
+    winner = next(p for p in done["players"] if p["place"] == 1)
+    assert winner["prize"] == 400  # under 6 players: 100% of 4 x 100
+    for user in users[:4]:
+        _, w = await service.bank.load(user.id)
+        expected = 1000 - 100 + (400 if user.id == winner["user_id"] else 0)
+        assert w.balance == expected and not w.tables, (user.id, w)
+    audit = await service.tournaments.audit(tid)
+    assert audit["verified"], audit["checks"]
+    assert [s["place"] for s in audit["standings"]] == [1, 2, 3, 4]
+    table_id = done["table_id"]
+    loaded = await service.repo.load(table_id)
+    assert loaded.state is not None and loaded.state.hand_number >= 3
+    assert done["level"] > 1  # the ante rose on the way
+    for number in range(1, loaded.state.hand_number + 1):
+        hand_audit = await service.audit(table_id, number)
+        assert hand_audit["verified"], (number, hand_audit)
+    # a busted player cannot buy back in, and the refusal moves no chip
+    loser = next(u for u in users[:4] if u.id != winner["user_id"])
+    with pytest.raises(ServiceError) as rebuy:
+        await service.rebuy(loser, table_id, 30)
+    assert rebuy.value.code == "tournament_table", rebuy.value
+    _, w = await service.bank.load(loser.id)
+    assert w.balance == 900 and not w.reserved
+    # the manager running again changes nothing: every step is keyed
+    version = done["version"]
+    await service.tournaments.manager.catch_up()
+    assert (await service.tournaments.get(tid))["version"] == version
+    await assert_conserved(service, users, [], [tid])
+
+
+async def test_refusals_change_nothing(services: Factory) -> None:
+    service = await services(starting_grant=50)
+    users = make_users(2)
+    tid = await service.tournaments.create(users[0], SETTINGS)
+    before = await service.tournaments.get(tid)
+    with pytest.raises(ServiceError) as poor:
+        await service.tournaments.register(users[0], tid)
+    assert (poor.value.status, poor.value.code) == (422, "insufficient_chips")
+    _, w = await service.bank.load(users[0].id)
+    assert w.balance == 50 and not w.reserved
+    assert await service.tournaments.get(tid) == before
+    with pytest.raises(ServiceError) as bad:
+        await service.tournaments.create(users[0], TournamentSettings(
+            seats=3, buy_in=10, stack=30, antes=(5,), hands_per_level=1, prizes=(60, 30)
+        ))
+    assert (bad.value.status, bad.value.code) == (400, "invalid_settings")
+    with pytest.raises(ServiceError) as missing:
+        await service.tournaments.register(users[0], "nope")
+    assert missing.value.status == 404
+
+
+async def test_unregister_and_fill_timeout_refund(services: Factory, clock: FakeClock) -> None:
+    service = await services()
+    users = make_users(3)
+    tid = await service.tournaments.create(users[0], SETTINGS)
+    for user in users:
+        await service.tournaments.register(user, tid)
+    await service.tournaments.unregister(users[0], tid)
+    _, w0 = await service.bank.load(users[0].id)
+    assert w0.balance == 1000 and not w0.tables
+    with pytest.raises(ServiceError) as again:
+        await service.tournaments.unregister(users[0], tid)
+    assert (again.value.status, again.value.code) == (409, "not_registered")
+    await assert_conserved(service, users, [], [tid])
+    await service.tournaments.manager.catch_up()  # not due yet: nothing happens
+    assert (await service.tournaments.get(tid))["status"] == "registering"
+    clock.advance(61)
+    await service.tournaments.manager.catch_up()
+    assert (await service.tournaments.get(tid))["status"] == "cancelled"
+    for user in users:
+        _, w = await service.bank.load(user.id)
+        assert w.balance == 1000 and not w.tables and not w.reserved
+    await assert_conserved(service, users, [], [tid])
+    listed = await service.tournaments.list()
+    assert any(t["tournament_id"] == tid and t["status"] == "cancelled"
+               for t in listed["tournaments"])
+
+
+async def test_reconciler_completes_a_registration_whose_completion_was_lost(
+    services: Factory, clock: FakeClock
+) -> None:
+    """A crash between the tournament's `player_registered` and the wallet's completion:
+    the reconciler completes the buy-in (the chips are in the pool), never releases it."""
+    from service.game.tournament import decider as td
+    from service.tables.tournaments import wallet_table
+
+    service = await services()
+    user = make_users(1)[0]
+    tid = await service.tournaments.create(user, SETTINGS)
+    await service.bank.open(user.id)
+    transfer_id = await service.transfers.reserve(user, wallet_table(tid), SETTINGS.buy_in)
+    await service.tournaments.store.execute(
+        tid,
+        lambda: td.Register(user_id=user.id, name="p", transfer_id=transfer_id,
+                            amount=SETTINGS.buy_in, now=clock.now),
+        action_id=f"register:{transfer_id}",
+    )
+    clock.advance(3600)  # long past the reservation's expiry and grace
+    await service.reconcile()
+    _, w = await service.bank.load(user.id)
+    assert not w.reserved and w.balance == 1000 - SETTINGS.buy_in
+    assert w.tables == [wallet_table(tid)]
+    await assert_conserved(service, [user], [], [tid])
