@@ -56,7 +56,6 @@ EXEMPT = {"service/verify.py", "service/api/static/js/fair.js"}
 # fails below, so the entry is removed, not left as a licence to grow back).
 STILL_TOO_LONG = {
     "service/tables/service.py": 796,
-    "service/api/static/js/table.js": 647,
     "service/tables/driver.py": 404,
 }
 

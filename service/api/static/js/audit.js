@@ -47,6 +47,21 @@ function pinsWithin(pins, doc) {
   return { hashes, commitments: pins.commitments || {}, newestHash: pins.newestHash, count };
 }
 
+/** Whether user `userId` was dealt into the exported hand (its first deal or a svara deal):
+ *  who sat where comes from the file's seats and the seatings in it before each deal. A
+ *  device that watched a hand keeps its hashes too, and must not say it kept them playing. */
+function dealtIn(doc, userId) {
+  const seatOf = new Map((doc.seats || []).map((s) => [s.seat, s.user_id]));
+  for (const entry of doc.events || []) {
+    const data = eventData(entry);
+    if (entry.type === "player_seated") seatOf.set(data.seat, data.user_id);
+    else if (entry.type === "player_left") seatOf.delete(data.seat);
+    else if ((entry.type === "hand_started" || entry.type === "svara_deal_started")
+        && (data.participants || []).some((seat) => seatOf.get(seat) === userId)) return true;
+  }
+  return false;
+}
+
 /** The page's own check of the player's cards: those it was shown during the hand are where
  *  the rebuilt deck puts the player's seat. */
 function checkYours(doc, result, seen) {
@@ -126,6 +141,8 @@ export class AuditScreen {
       return own;
     }
     own.doc = doc;
+    const userId = this.app.me?.user?.id;
+    own.watching = userId !== undefined && userId !== null && !dealtIn(doc, userId);
     own.yours = checkYours(doc, own.result, cardsSeen(this.tableId, this.hand,
       this.app.me?.user?.id));
     own.ok = own.result.ok && own.yours.result?.ok !== false;
@@ -142,17 +159,21 @@ export class AuditScreen {
     h("p", { class: "muted" }, t("audit.on_device")),
     own.problem ? h("p", { class: "problem", id: "audit-problem" }, own.problem) : null,
     own.result ? h("ul", { class: "checks" },
-      own.result.results.map((r) => this.checkItem(r)),
+      own.result.results.map((r) => this.checkItem(r, own)),
       own.pins ? null : h("li", { class: "none", dataset: { check: "pins", ok: "none" } },
         mark(null), h("span", {}, t("audit.nothing_kept"))),
       own.yours.result ? this.checkItem(own.yours.result) : null) : null);
   }
 
-  checkItem(r) {
+  checkItem(r, own = {}) {
+    // what the pins were kept as: by a player dealt in, or by a device that watched the hand
+    const keptAs = r.check === "pins" ? (own.watching ? "watching" : "playing") : null;
     return h("li", { class: r.ok ? "ok" : "bad",
-      dataset: { check: r.check, ok: String(r.ok), version: r.ok ? "" : r.version ?? "" } },
+      dataset: { check: r.check, ok: String(r.ok), version: r.ok ? "" : r.version ?? "",
+        ...(keptAs ? { keptAs } : {}) } },
     mark(r.ok),
-    h("span", { class: "check-text" }, h("span", { class: "check-name" }, checkName(r.check)),
+    h("span", { class: "check-text" }, h("span", { class: "check-name" },
+      keptAs === "watching" ? t("audit.check.pins_watching") : checkName(r.check)),
       r.ok ? null : h("span", { class: "why" },
         r.version !== undefined && r.version !== null
           ? h("strong", { class: "at" }, t("audit.at_event", { version: String(r.version) })) : null,
@@ -179,6 +200,11 @@ export class AuditScreen {
     agree === false ? h("p", { class: "problem", id: "disagree" }, t("audit.disagree")) : null);
   }
 
+  keptLine(same, watching) {
+    if (watching) return same ? t("audit.kept_same_watching") : t("audit.kept_other_watching");
+    return same ? t("audit.kept_same") : t("audit.kept_other");
+  }
+
   deal(report, own) {
     const pinned = own.pins?.commitments?.[`${this.hand}:${report.deal}`];
     const mine = own.yours.deals[report.deal];
@@ -195,7 +221,7 @@ export class AuditScreen {
           pinned ? h("p", { class: `kept ${pinned === report.commitment ? "ok" : "bad"}`,
             dataset: { kept: String(pinned === report.commitment) } },
           mark(pinned === report.commitment), " ",
-          pinned === report.commitment ? t("audit.kept_same") : t("audit.kept_other")) : null),
+          this.keptLine(pinned === report.commitment, own.watching)) : null),
         h("dt", {}, t("audit.seed")),
         h("dd", {}, h("code", { dir: "ltr", translate: "no" }, report.seed || "—")),
         h("dt", {}, t("audit.player_seeds")),
