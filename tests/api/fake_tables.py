@@ -20,6 +20,7 @@ from service.game.errors import GameError
 from service.game.settings import TableSettings
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.presence import Presence
+from service.tables.tournaments_service import Tournaments
 
 _encode = msgspec.json.Encoder().encode
 PAGE = 100  # events per catch-up delivery
@@ -60,7 +61,8 @@ class FakeTables:
         self.pad = 0  # and their size
         self.language = "en"
         self.presence = Presence(memory_key_value())
-        self.tournaments = None  # the double runs no tournaments: their routes answer 404
+        # the double runs no tournaments: their routes answer 404
+        self.tournaments: Tournaments | None = None
         self.write_grants: list[tuple[int, bool, bool]] = []  # (user, allowed, explicit)
 
     def _log(self, table_id: str) -> list[JSON]:
@@ -180,6 +182,17 @@ class FakeTables:
 
     async def export(self, table_id: str, hand: int) -> JSON:
         return await self.audit(table_id, hand)
+
+    async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
+        return await self.audit(table_id, hand)  # no hand of the double's is ever settled
+
+    async def transcript(self, user: User | None, table_id: str, hand: int,
+                         language: str | None = None) -> str:
+        await self.audit(table_id, hand)
+        return ""
+
+    async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
+        return {"hands": [], "next": None}  # none settles at the double's tables
 
     async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
         if user.id not in self.seats.get(table_id, []):

@@ -95,7 +95,8 @@ class StubTables:
         raise AssertionError("the bot should not call this")
 
     list_tables = me = seat = leave = rebuy = hands = set_client_seed = act = _unused
-    events = watch = audit = export = _unused
+    events = watch = audit = export = replay = transcript = my_hands = _unused
+    tournaments = None  # the stub runs no tournaments
 
 
 def _typecheck(tables: StubTables) -> LiveTables:
