@@ -22,7 +22,7 @@ from service.api.app import make_app
 from service.api.config import Config, ConfigError
 from service.api.context import TABLES
 from service.game.settings import TableSettings, validated
-from service.tables.facade import User
+from service.tables.facade import Tables, User
 
 log = logging.getLogger("svara.serve")
 HOUSE = User(id=1, name="House")
@@ -119,9 +119,25 @@ def _log_tasks() -> None:
 async def _practice_table(app: web.Application, config: Config) -> str | None:
     """A table with practice bots, so a newcomer has someone to play against at once."""
     try:
-        return await app[TABLES].create_table(
-            HOUSE, validated(TableSettings(ante=10)), practice_bots=config.practice_bots
-        )
+        return await open_practice_table(app[TABLES], config.practice_bots)
     except Exception:
         log.exception("could not open the practice table")
         return None
+
+
+async def open_practice_table(tables: Tables, practice_bots: int) -> str:
+    """The house's practice table with a free seat, opened only when there is none: its bots
+    never leave, so a table opened at every start would pile up in the lobby, each one more
+    "Practice table" beside the others."""
+    cursor: str | None = None
+    for _ in range(20):  # the house's tables rank among the first pages (live or waiting)
+        page = await tables.list_tables(limit=100, cursor=cursor)
+        for row in page["tables"]:
+            if row.get("created_by") == HOUSE.id and row.get("practice") and row["seats_free"]:
+                return str(row["table_id"])
+        cursor = page.get("next")
+        if cursor is None:
+            break
+    return await tables.create_table(
+        HOUSE, validated(TableSettings(ante=10)), practice_bots=practice_bots
+    )

@@ -167,3 +167,25 @@ async def test_two_processes_drive_the_same_bots(services: Factory, clock: FakeC
     for hand in range(1, 5):
         audit = await first.audit(table_id, hand)
         assert audit["verified"], audit["checks"]
+
+
+async def test_dev_mode_reopens_the_house_practice_table_instead_of_piling_them_up(
+    services: Factory,
+) -> None:
+    """Each `svara serve` start in dev mode asks for the house's practice table: its bots never
+    leave, so opening one at every start left the lobby with several "Practice table" rows.
+    A later start (here: another replica) is given the open one while it has a free seat."""
+    from service.api.serve import open_practice_table
+
+    first, second = await services(), await services()
+    table_id = await open_practice_table(first, 2)
+    assert await open_practice_table(second, 2) == table_id
+    rows = (await second.list_tables())["tables"]
+    assert [row["table_id"] for row in rows if row["practice"]] == [table_id]
+    # Full (the bots and the guests take every seat): then, and only then, another one opens.
+    settings = (await first.view(None, table_id))["settings"]
+    for user in make_users(settings["max_seats"] - 2):
+        await first.seat(user, table_id, 10 * settings["ante"])
+    other = await open_practice_table(second, 2)
+    assert other != table_id
+    assert await open_practice_table(first, 2) == other
