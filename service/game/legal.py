@@ -6,6 +6,8 @@ exactly one `decide` accepts, with the same amount bounds. Verifiers raise a pre
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 from service.game import betting
@@ -184,6 +186,19 @@ def verify_sit_in(state: TableState, user_id: int) -> Seat:
     if not s.sat_out:
         raise GameError("not_sat_out", "you are not sat out")
     return s
+
+
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def verify_client_seed(client_seed: object) -> str:
+    """A player's own seed for the deck: 1 to 64 characters of A-Z a-z 0-9 _ - (it needs no
+    table: the service asks this before it loads one)."""
+    if not isinstance(client_seed, str) or CLIENT_SEED.fullmatch(client_seed) is None:
+        raise GameError(
+            "invalid_client_seed", "a client seed is 1 to 64 characters of A-Z a-z 0-9 _ -"
+        )
+    return client_seed
 
 
 def _check_buy_in(state: TableState, buy_in: int) -> None:

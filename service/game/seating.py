@@ -16,14 +16,18 @@ Choices where the rules are silent (docs/RULES.md "Where the rules leave a choic
 
 from __future__ import annotations
 
-import re
-
 from events import table as ev
 from service.game import commands as cmd
 from service.game import flow
 from service.game.deck import SEED_BYTES, commitment
 from service.game.errors import GameError
-from service.game.legal import seated, verify_rebuy, verify_sit_down, verify_sit_in
+from service.game.legal import (
+    seated,
+    verify_client_seed,
+    verify_rebuy,
+    verify_sit_down,
+    verify_sit_in,
+)
 from service.game.settings import validated
 from service.game.state import TableState
 from service.game.tx import Tx
@@ -110,15 +114,9 @@ def sit_in(tx: Tx, c: cmd.SitIn) -> None:
     flow.maybe_start_hand(tx)
 
 
-CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
 def set_client_seed(tx: Tx, c: cmd.SetClientSeed) -> None:
     """Record the player's seed; the same seed again changes nothing (no event)."""
-    if not isinstance(c.client_seed, str) or CLIENT_SEED.fullmatch(c.client_seed) is None:
-        raise GameError(
-            "invalid_client_seed", "a client seed is 1 to 64 characters of A-Z a-z 0-9 _ -"
-        )
+    verify_client_seed(c.client_seed)
     s = seated(tx.state, c.user_id)
     if s.client_seed != c.client_seed:
         tx.emit(ev.ClientSeedSet(seat=s.seat, user_id=s.user_id, client_seed=c.client_seed))

@@ -4,7 +4,8 @@ A bot is an ordinary user with a negative id (so it can never collide with a Tel
 funded through its own wallet like everyone, acting through the same command path. Its choice
 is a pure function of the caller's view (docs/API.md "The caller's view") and a deterministic
 random stream seeded by the table version, so several processes driving one bot pick the
-same action.
+same action. Which seats of a table are bots, and which of them are broke, is read from the
+table's state here too (the driver asks before it gives a bot its turn).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import random
 from typing import Any
 
 from service.game.settings import TableSettings
+from service.game.state import TableState
 
 NAMES = (
     "Ana", "Boris", "Vera", "Georgi", "Dimo", "Elena", "Ivan", "Maria", "Petar", "Raya",
@@ -47,6 +49,26 @@ def bot_name(index: int) -> str:
 def bot_buy_in(settings: TableSettings) -> int:
     low, high = settings.buy_in_range
     return min(high, max(low, 20 * settings.ante))
+
+
+def bot_seats(state: TableState) -> list[tuple[int, str]]:
+    return [(s.user_id, s.name) for s in state.seats if s is not None and is_bot(s.user_id)]
+
+
+def humans_playing(state: TableState) -> bool:
+    return any(s is not None and not is_bot(s.user_id) and not s.sat_out for s in state.seats)
+
+
+def broke_bots(state: TableState) -> list[tuple[int, str]]:
+    """Bots that cannot pay the ante, between hands (they buy in again to keep playing)."""
+    if state.hand is not None and state.hand.phase != "settled":
+        return []
+    ante = state.settings.ante
+    return [
+        (s.user_id, s.name)
+        for s in state.seats
+        if s is not None and is_bot(s.user_id) and s.stack < ante
+    ]
 
 
 def rng_for(table_id: str, version: int, user_id: int) -> random.Random:

@@ -35,7 +35,7 @@ from service.game.commands import Tick
 from service.game.errors import GameError
 from service.game.state import TableState
 from service.game.view import view as table_view
-from service.tables.bots import choose, is_bot, rng_for, waiting_on
+from service.tables.bots import bot_seats, broke_bots, choose, humans_playing, rng_for, waiting_on
 from service.tables.facade import ServiceError
 from service.tables.index import full_changes, lobby_removals
 from service.tables.repo import TableRepo
@@ -46,26 +46,6 @@ log = logging.getLogger(__name__)
 BotAct = Callable[[int, str, str, str, str, int | None], Awaitable[object]]
 # (table id, bot user id, bot name) -> None: stand a broke bot up and buy it in again
 BotRebuy = Callable[[str, int, str], Awaitable[object]]
-
-
-def bot_seats(state: TableState) -> list[tuple[int, str]]:
-    return [(s.user_id, s.name) for s in state.seats if s is not None and is_bot(s.user_id)]
-
-
-def humans_playing(state: TableState) -> bool:
-    return any(s is not None and not is_bot(s.user_id) and not s.sat_out for s in state.seats)
-
-
-def broke_bots(state: TableState) -> list[tuple[int, str]]:
-    """Bots that cannot pay the ante, between hands (they buy in again to keep playing)."""
-    if state.hand is not None and state.hand.phase != "settled":
-        return []
-    ante = state.settings.ante
-    return [
-        (s.user_id, s.name)
-        for s in state.seats
-        if s is not None and is_bot(s.user_id) and s.stack < ante
-    ]
 
 
 class Driver:

@@ -31,7 +31,8 @@ async def test_stop_returns_when_the_reconciler_swallows_its_cancellation(
 ) -> None:
     service = await embedded(reconcile_seconds=3600.0)
     entered = asyncio.Event()
-    real = service.reconcile
+    # The reconciler worker's own pass (`lifecycle.Workers.reconcile`), not the façade's.
+    real = service.workers.reconcile
 
     async def swallowing(*, until: asyncio.Event | None = None) -> int:
         entered.set()
@@ -40,7 +41,7 @@ async def test_stop_returns_when_the_reconciler_swallows_its_cancellation(
             await asyncio.sleep(0.05)
         return await real(until=until)
 
-    service.reconcile = swallowing  # type: ignore[method-assign]
+    service.workers.reconcile = swallowing  # type: ignore[method-assign]
     await service.start()
     await entered.wait()
     await _stops_within(service, 2.0)
