@@ -59,6 +59,11 @@ class TableCreated(
     # deployment set it when the table was created (0.0: not recorded, as in older logs:
     # the rule's day, `service.game.state.IDLE_CLOSE_SECONDS`).
     idle_close_seconds: float = 0.0
+    # The name its creator gave it ("": none; each app then says "<host>'s table" in its
+    # viewer's language) and whether it is private: kept out of the lobby, joined by an
+    # invite whose token is never in an event (`service.tables.private`).
+    name: str = ""
+    private: bool = False
 
 
 class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):

@@ -168,7 +168,9 @@ SETTINGS: list[Any] = ["struct", {
 EVENT_SCHEMA: dict[str, dict[str, list[Any]]] = {
     "table_created": {"table_id": ["str", REQUIRED], "settings": [SETTINGS, REQUIRED],
                       "created_by": ["int", REQUIRED], "created_at": ["float", OPTIONAL],
-                      "next_commitment": ["str", OPTIONAL]},
+                      "next_commitment": ["str", OPTIONAL],
+                      "idle_close_seconds": ["float", OPTIONAL], "name": ["str", OPTIONAL],
+                      "private": ["bool", OPTIONAL]},
     "seed_drawn": {"commitment": ["str", REQUIRED], "seed": ["str", REQUIRED]},
     "client_seed_set": {**_PLAYER, "client_seed": ["str", REQUIRED]},
     "player_seated": {**_PLAYER, "name": ["str", REQUIRED], "buy_in": ["int", REQUIRED],

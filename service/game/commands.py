@@ -27,6 +27,8 @@ class CreateTable(Command, frozen=True, kw_only=True):
     created_by: int  # user id
     # The deployment's idle limit, recorded in `table_created` (0.0: the rule's day).
     idle_close_seconds: float = 0.0
+    name: str = ""  # already checked (`service.game.names.table_name`)
+    private: bool = False
 
 
 class SitDown(Command, frozen=True, kw_only=True):

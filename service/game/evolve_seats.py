@@ -20,6 +20,8 @@ def table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         next_commitment=e.next_commitment,
         empty_since=e.created_at,
         idle_close_seconds=e.idle_close_seconds,
+        name=e.name,
+        private=e.private,
     )
 
 

@@ -40,7 +40,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
         return [
             ev.TableCreated(
                 table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now,
-                idle_close_seconds=float(idle),
+                idle_close_seconds=float(idle), name=c.name, private=c.private,
             )
         ]
     committed = commitment(c.seed)  # hand 1's server seed, committed to from the start
@@ -52,6 +52,8 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
             created_at=c.now,
             next_commitment=committed,
             idle_close_seconds=float(idle),
+            name=c.name,
+            private=c.private,
         ),
         ev.SeedDrawn(commitment=committed, seed=c.seed.hex()),
     ]

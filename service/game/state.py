@@ -126,6 +126,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     empty_since: float | None = None
     closed: bool = False
     idle_close_seconds: float = 0.0  # as `table_created` recorded it (0.0: none recorded)
+    name: str = ""  # as its creator named it ("": unnamed)
+    private: bool = False  # not in the lobby; seated and watched by invite
 
     @property
     def idle_limit(self) -> float:

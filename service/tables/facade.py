@@ -7,11 +7,14 @@ this protocol, so they can be tested against the real service on any store.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from service.game.settings import TableSettings
+
+if TYPE_CHECKING:
+    from service.tables.social import Social
 
 JSON = dict[str, Any]
 
@@ -83,8 +86,14 @@ class Tables(Protocol):
         """Where a socket counts as its user having the table open, from `ready` to close."""
         ...
 
+    @property
+    def social(self) -> Social:
+        """Quick chat and private tables' invites (`service.tables.social`)."""
+        ...
+
     async def create_table(
-        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0,
+        name: str | None = None, private: bool = False,
     ) -> str: ...
 
     async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
@@ -99,7 +108,9 @@ class Tables(Protocol):
         """Record the player's choices (None: unchanged); answers like `me`."""
         ...
 
-    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
+    async def seat(
+        self, user: User, table_id: str, buy_in: int, invite: str | None = None
+    ) -> JSON: ...
 
     async def leave(self, user: User, table_id: str) -> JSON: ...
 
@@ -132,10 +143,10 @@ class Tables(Protocol):
         """The table's version now (a socket's `ready`); 404 for no such table."""
         ...
 
-    async def view(self, user: User | None, table_id: str) -> JSON: ...
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON: ...
 
     async def events(
-        self, user: User | None, table_id: str, after: int
+        self, user: User | None, table_id: str, after: int, invite: str | None = None
     ) -> tuple[int, list[JSON]]: ...
 
     async def watch(
@@ -147,6 +158,7 @@ class Tables(Protocol):
         *,
         views: bool = False,
         hold_limit: int = 1024,
+        invite: str | None = None,
     ) -> None:
         """Push the projected events after `after`, then the live ones, to `sink`: consecutive
         `FeedItem`s, never a repeat, the catch-up paced by `sink.drained()`. With `views`, the

@@ -58,6 +58,7 @@ from service.tables.profiles import (
     start_bot,
 )
 from service.tables.repo import Loaded, TableObserver, TableRepo
+from service.tables.social import Social, checked_name
 from service.tables.streams import Streams
 from service.tables.transfers import Transfers, parse_mark, transfer_mark
 
@@ -143,6 +144,8 @@ class TableService:
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
         self.repo.indexer = self._index_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
+        self.social = Social(store, self.streams, self._state_of, clock)
+        self.repo.hooks.append(self._maybe_closed)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
@@ -322,10 +325,12 @@ class TableService:
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(
-        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0,
+        name: str | None = None, private: bool = False,
     ) -> str:
         async with service_errors():
             validated(settings)
+            recorded = checked_name(name)
             if not _is_int(practice_bots) or not 0 <= practice_bots < settings.max_seats:
                 raise bad_request(f"practice_bots must be between 0 and {settings.max_seats - 1}")
             table_id = self._new_table_id()
@@ -338,6 +343,8 @@ class TableService:
                     now=self.clock(),
                     seed=self.seed(),
                     idle_close_seconds=self.idle_close_seconds,
+                    name=recorded,
+                    private=bool(private),
                 ),
                 action_id=f"create:{table_id}",
             )
@@ -459,12 +466,15 @@ class TableService:
             loaded = await self.repo.load(table_id)
             return loaded.version, loaded.state
 
-    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
+    async def seat(
+        self, user: User, table_id: str, buy_in: int, invite: str | None = None
+    ) -> JSON:
         async with service_errors():
             if not _is_int(buy_in) or buy_in <= 0:
                 raise bad_request("buy_in must be a positive whole number of chips")
             loaded = await self._existing(table_id)
             assert loaded.state is not None
+            await self.social.may_sit(user, table_id, loaded.state, invite)
             # The seat rules are asked before the wallet is touched, so these refusals write
             # nothing anywhere; a table that fills up between here and the SitDown still
             # refuses it, and the reservation is released (transfers.seat).
@@ -603,10 +613,22 @@ class TableService:
                 raise not_found(table_id)
             return version
 
-    async def view(self, user: User | None, table_id: str) -> JSON:
+    async def _state_of(self, table_id: str) -> TableState:
+        loaded = await self._existing(table_id)
+        assert loaded.state is not None
+        return loaded.state
+
+    def _maybe_closed(self, table_id: str, version: int, state: TableState) -> None:
+        """A table that closed takes its chat with it (the closing process deletes it)."""
+        if state.closed:
+            task = asyncio.create_task(self.social.closed(table_id))
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         async with service_errors():
             loaded = await self._existing(table_id)
             assert loaded.state is not None
+            await self.social.may_watch(user, table_id, loaded.state, invite)
             return table_view(loaded.state, user.id if user else None, loaded.version)
 
     def _project(
@@ -623,11 +645,14 @@ class TableService:
             "hash": stored.hash,  # the chain hash: a player may pin it (docs/CHAIN.md)
         }
 
-    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
+    async def events(
+        self, user: User | None, table_id: str, after: int, invite: str | None = None
+    ) -> tuple[int, list[JSON]]:
         async with service_errors():
             _check_after(after)
             if not isinstance(table_id, str) or not TABLE_ID.match(table_id):
                 raise not_found(str(table_id))
+            await self.social.may_watch(user, table_id, await self._state_of(table_id), invite)
             stream = self.streams.table(table_id)
             stored = await self.store.read(stream, after=after)
             version = stored[-1].version if stored else await self.store.version(stream)
@@ -645,6 +670,7 @@ class TableService:
         *,
         views: bool = False,
         hold_limit: int = 1024,
+        invite: str | None = None,
     ) -> None:
         """Projected events after `after`, then live ones, pushed: `sink.deliver(items)` gets
         consecutive `LiveEvent`s (catch-up pages, then every batch the process's feed reads), each
@@ -653,8 +679,12 @@ class TableService:
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
         async with service_errors():
             _check_after(after)
-            if self.feeds.position(table_id) is None:  # a followed table exists: no read
-                await self._existing(table_id)
+            # A followed table's cached state answers without a read (a reconnect storm costs
+            # the store nothing); whether it is private never changes.
+            cached = self.repo.cached(table_id) if self.feeds.position(table_id) else None
+            state = cached.state if cached is not None else None
+            await self.social.may_watch(user, table_id, state or await self._state_of(table_id),
+                                        invite)
             await self.feeds.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
     async def hands(self, table_id: str, limit: int) -> list[JSON]:

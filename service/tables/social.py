@@ -1,0 +1,64 @@
+"""The social table's parts beside the game: quick chat and private tables' invites, on the
+event store's Redis client, with the one check every read of a private table goes through."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from events.store.base import EventStore
+from service.game.names import table_name
+from service.game.state import TableState
+from service.tables.chat import Chat
+from service.tables.chat_stream import ChatStream
+from service.tables.facade import ServiceError, User
+from service.tables.private import Invites, refused
+from service.tables.streams import Streams
+
+
+def checked_name(name: str | None) -> str:
+    """The table name to record ("" for none); 400 `invalid_name` for a refused one."""
+    if name is None:
+        return ""
+    if not isinstance(name, str):
+        raise ServiceError(400, "invalid_name", "a table's name is text")
+    try:
+        return table_name(name)
+    except ValueError as error:
+        raise ServiceError(400, "invalid_name", str(error)) from None
+
+
+class Social:
+    def __init__(self, store: EventStore, streams: Streams,
+                 load: Callable[[str], Awaitable[TableState]],
+                 clock: Callable[[], float]) -> None:
+        client = getattr(store, "client")  # noqa: B009 - every store is a RedisEventStore
+        health = getattr(store, "health", None)
+        self.streams = streams
+        self._load = load
+        self.invites = Invites(client, health)
+        self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
+                         getattr(store, "follow_key"))  # noqa: B009
+
+    async def may_watch(self, user: User | None, table_id: str, state: TableState,
+                        invite: str | None) -> None:
+        await self.invites.check_watch(self.streams.table(table_id), state,
+                                       user.id if user else None, invite)
+
+    async def may_sit(self, user: User, table_id: str, state: TableState,
+                      invite: str | None) -> None:
+        await self.invites.check_seat(self.streams.table(table_id), state, user.id, invite)
+
+    async def issue_invite(self, user: User | None, table_id: str) -> str:
+        """A new invite for a private table (its creator only); the old one stops working."""
+        state = await self._load(table_id)
+        if not state.private:
+            await self.may_watch(user, table_id, state, None)
+            raise ServiceError(409, "not_private", "this table is open to everyone")
+        if user is None or user.id != state.created_by:
+            if user is not None and state.seat_of(user.id) is not None:
+                raise ServiceError(403, "not_host", "only the table's host makes invites")
+            raise refused(table_id)
+        return await self.invites.issue(self.streams.table(table_id))
+
+    async def closed(self, table_id: str) -> None:
+        await self.chat.stream.drop(self.streams.table(table_id))
