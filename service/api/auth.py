@@ -31,6 +31,7 @@ class _TelegramUser(msgspec.Struct, frozen=True):
     last_name: str = ""
     username: str = ""
     language_code: str = ""
+    photo_url: str = ""
 
 
 _user_decoder = msgspec.json.Decoder(_TelegramUser)
@@ -82,6 +83,9 @@ def verify_init_data(
         id=tg_user.id,
         name=name or tg_user.username or f"player {tg_user.id}",
         language_code=tg_user.language_code[:35] or None,
+        # shown beside the player's name in the lobby: only an https link Telegram signed
+        photo_url=tg_user.photo_url if tg_user.photo_url.startswith("https://")
+        and len(tg_user.photo_url) <= 512 else None,
     )
 
 
@@ -97,11 +101,14 @@ def sign_init_data(
     name: str,
     auth_date: int | None = None,
     language_code: str | None = None,
+    photo_url: str | None = None,
 ) -> str:
     """initData as Telegram would send it for this user (dev mode and tests)."""
     fields_of_user: dict[str, str | int] = {"id": user_id, "first_name": name}
     if language_code:
         fields_of_user["language_code"] = language_code
+    if photo_url:
+        fields_of_user["photo_url"] = photo_url
     user = msgspec.json.encode(fields_of_user).decode()
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),

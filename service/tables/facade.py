@@ -25,6 +25,7 @@ class User(msgspec.Struct, frozen=True):
     # The Telegram client's language (IETF tag, e.g. "ru-RU") from the signed initData or the
     # bot update; it picks the language until the player chooses one (service.tables.profiles).
     language_code: str | None = None
+    photo_url: str | None = None  # the signed initData's `user.photo_url` (https only)
 
 
 class ServiceError(Exception):

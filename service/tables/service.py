@@ -401,7 +401,8 @@ class TableService:
         """A page of the lobby (every table not closed), live tables first: the order and
         what paging guarantees are `service.tables.lobby`'s."""
         async with service_errors():
-            return await lobby_page(self.store, self.streams.lobby, limit=limit, cursor=cursor)
+            page = await lobby_page(self.store, self.streams.lobby, limit=limit, cursor=cursor)
+            return await self.social.with_photos(page)
 
     async def me(self, user: User) -> JSON:
         async with service_errors():
@@ -475,6 +476,7 @@ class TableService:
             loaded = await self._existing(table_id)
             assert loaded.state is not None
             await self.social.may_sit(user, table_id, loaded.state, invite)
+            await self.social.remember_photo(user)
             # The seat rules are asked before the wallet is touched, so these refusals write
             # nothing anywhere; a table that fills up between here and the SitDown still
             # refuses it, and the reservation is released (transfers.seat).

@@ -3,14 +3,18 @@ event store's Redis client, with the one check every read of a private table goe
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
+import msgspec
+
 from events.store.base import EventStore
+from events.store.kv import key_value_of
 from service.game.names import table_name
 from service.game.state import TableState
 from service.tables.chat import Chat
 from service.tables.chat_stream import ChatStream
-from service.tables.facade import ServiceError, User
+from service.tables.facade import JSON, ServiceError, User
 from service.tables.private import Invites, refused
 from service.tables.streams import Streams
 
@@ -34,6 +38,7 @@ class Social:
         client = getattr(store, "client")  # noqa: B009 - every store is a RedisEventStore
         health = getattr(store, "health", None)
         self.streams = streams
+        self.kv = key_value_of(store)
         self._load = load
         self.invites = Invites(client, health)
         self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
@@ -59,6 +64,25 @@ class Social:
                 raise ServiceError(403, "not_host", "only the table's host makes invites")
             raise refused(table_id)
         return await self.invites.issue(self.streams.table(table_id))
+
+    async def remember_photo(self, user: User) -> None:
+        """Keep the player's photo link beside their profile (for the lobby's rows)."""
+        if user.photo_url:
+            await self.kv.put(self._photo(user.id), user.photo_url.encode(), ttl=30 * 86400)
+
+    def _photo(self, user_id: int) -> str:
+        return f"{self.streams.namespace}photo:{user_id}"
+
+    async def with_photos(self, page: JSON) -> JSON:
+        """The lobby page with each seated player's `photo_url` (None where unknown)."""
+        for row in page.get("tables", ()):
+            row["players"] = [p if isinstance(p, dict) else msgspec.structs.asdict(p)
+                              for p in row.get("players", ())]
+        players = [p for row in page.get("tables", ()) for p in row["players"]]
+        found = await asyncio.gather(*(self.kv.get(self._photo(p["user_id"])) for p in players))
+        for player, photo in zip(players, found, strict=True):
+            player["photo_url"] = photo.decode() if photo else None
+        return page
 
     async def closed(self, table_id: str) -> None:
         await self.chat.stream.drop(self.streams.table(table_id))
