@@ -76,6 +76,10 @@ class PresenceBook(Protocol):
 
     async def closed(self, token: str) -> None: ...
 
+    async def away(self, token: str, away: bool) -> None:
+        """The socket's app was minimised (True) or brought back: away counts as absent."""
+        ...
+
     async def watching(self, table_id: str, user_id: int) -> bool:
         """Has `user_id` a socket open to `table_id` on any replica?"""
         ...

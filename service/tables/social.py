@@ -14,7 +14,7 @@ from service.game.names import table_name
 from service.game.state import TableState
 from service.tables.chat import Chat
 from service.tables.chat_stream import ChatStream
-from service.tables.facade import JSON, ServiceError, User
+from service.tables.facade import JSON, PresenceBook, ServiceError, User
 from service.tables.private import Invites, refused
 from service.tables.streams import Streams
 
@@ -83,6 +83,20 @@ class Social:
         for player, photo in zip(players, found, strict=True):
             player["photo_url"] = photo.decode() if photo else None
         return page
+
+    @staticmethod
+    async def with_away(table_id: str, presence: PresenceBook, view: JSON) -> JSON:
+        """Each seat's `away`: a person with no socket open to the table (or its app
+        minimised), across every replica; practice bots are never away."""
+        seats = view.get("seats", ())
+        humans = [s for s in seats if s["user_id"] > 0]
+        found = await asyncio.gather(*(presence.watching(table_id, s["user_id"])
+                                       for s in humans), return_exceptions=True)
+        for seat in seats:
+            seat["away"] = False
+        for seat, watching in zip(humans, found, strict=True):
+            seat["away"] = watching is False  # an outage shows nobody away
+        return view
 
     async def closed(self, table_id: str) -> None:
         await self.chat.stream.drop(self.streams.table(table_id))

@@ -227,3 +227,38 @@ async def test_a_closed_tables_chat_is_deleted(redis_url: str, unique: str) -> N
         assert view["phase"] == "closed"
         assert await redis.exists(key, key + ":seq") == 0
     await redis.aclose()
+
+
+async def test_away_is_shown_to_the_others_from_the_socket_and_its_frame(
+    servers: tuple[Client, Client],
+) -> None:
+    a, b = servers
+    p1, p2 = user_ids(2)
+    table = await seated_table(a, p1, p2)
+
+    async def away_at() -> dict[int, bool]:
+        status, view, _ = await call(a, "GET", f"/api/tables/{table}", p2)
+        assert status == 200
+        return {s["user_id"]: s["away"] for s in view["seats"] if s is not None}
+
+    assert await away_at() == {p1: True, p2: True}  # nobody has the table open
+    first = await connect(b, table, p1)  # on the other replica
+    assert await away_at() == {p1: False, p2: True}
+    await first.ws.send_json({"type": "away", "away": True})  # the app was minimised
+    for _ in range(200):
+        if (await away_at())[p1]:
+            break
+        await asyncio.sleep(0.01)
+    assert (await away_at())[p1] is True
+    await first.ws.send_json({"type": "away", "away": False})
+    for _ in range(200):
+        if not (await away_at())[p1]:
+            break
+        await asyncio.sleep(0.01)
+    assert (await away_at())[p1] is False
+    await first.ws.close()
+    for _ in range(200):
+        if (await away_at())[p1]:
+            break
+        await asyncio.sleep(0.01)
+    assert await away_at() == {p1: True, p2: True}

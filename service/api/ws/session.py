@@ -201,6 +201,8 @@ class Session:
             await self._act(frame)
         elif isinstance(frame, schemas.ChatFrame):
             await social.post_chat(self, frame)
+        elif isinstance(frame, schemas.AwayFrame):
+            await social.set_away(self, frame.away)
         elif isinstance(frame, schemas.PingFrame):
             await _send(self.ws, {"type": "pong"})
         else:

@@ -68,3 +68,15 @@ async def post_chat(session: Session, frame: schemas.ChatFrame) -> None:
         await session._send_error(None, status, code, message, **extra)
         return
     await session.ws.send_frame(_encode({"type": "chat_ack", "seq": seq}), WSMsgType.TEXT)
+
+
+async def set_away(session: Session, away: bool) -> None:
+    """The app was minimised or brought back: other players see "away" at the seat, and the
+    bot calls the player at once if it is their turn (`Presence.away`)."""
+    token = session.presence_token
+    if token is None:
+        return
+    try:
+        await session.tables.presence.away(token, away)
+    except Exception:  # presence is a courtesy: an outage costs only the bot's judgement
+        log.warning("could not record away at %s", session.table_id, exc_info=True)
