@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from service.api import openapi_social as social
 from service.api import schemas
 
 JSON = dict[str, Any]
@@ -159,7 +160,7 @@ _COMPONENT_SCHEMAS: JSON = {
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
         [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame,
-         schemas.PreferencesBody, schemas.SeedBody],
+         schemas.PreferencesBody, schemas.SeedBody, schemas.ChatBody],
         ref_template="#/components/schemas/{name}",
     )
     after = {"name": "after", "in": "query",
@@ -195,7 +196,10 @@ def openapi_document() -> JSON:
                        "row names its `host` (whom the table is named after, or null) and "
                        "whether `practice` bots sit there",
                        _json(_ref("TablePage")), params=[limit, cursor]),
-            "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
+            "post": _op("Create a table; `name` (1-32 characters, trimmed; control and "
+                        "formatting characters are 400 `invalid_name`) and `private` (not "
+                        "listed; joined by its link: the answer's `invite`)",
+                        _json(_OBJ, "created: {table_id, invite?}"),
                         body="CreateTableBody", status="201"),
         },
         "/api/tables/{id}": {"get": _op("The caller's view of a table", _VIEW,
@@ -260,7 +264,7 @@ def openapi_document() -> JSON:
             "newer one, e.g. the first of the events one action appended, may omit it), and "
             "a catch-up's newest frame has it. Close codes: 4401 auth, "
             "4404 unknown table, 4408 too slow (reconnect and resume), 4429 rate limited, "
-            "1011 store unreachable",
+            "1011 store unreachable." + social.WS_NOTE,
             {"description": "switching protocols"}, params=[_TABLE_ID], status="101")},
         "/dev/init-data": {"get": _op(
             "Dev mode only (no BOT_TOKEN): signed initData for a test user",
@@ -269,12 +273,26 @@ def openapi_document() -> JSON:
                  "schema": {"type": "integer", "minimum": 1}},
                 {"name": "name", "in": "query", "schema": {"type": "string"}}])},
     }
+    # the social table
+    paths.update(social.paths(_op, _json, _ref, _TABLE_ID))
+    for view_path in ("/api/tables/{id}", "/api/tables/{id}/events"):
+        paths[view_path]["get"]["parameters"].append(
+            {"name": "invite", "in": "query", "schema": {"type": "string"},
+             "description": "a private table's invite token"})
+    summary = dict(_COMPONENT_SCHEMAS["TableSummary"])
+    summary["properties"] = {**summary["properties"], **social.SUMMARY_PROPERTIES}
+    view = _COMPONENT_SCHEMAS["TableView"]
+    seats = view["properties"]["seats"]
+    seat = {**seats["items"], "properties": {**seats["items"]["properties"],
+                                             **social.SEAT_PROPERTIES}}
+    view = {**view, "properties": {**view["properties"], "seats": {**seats, "items": seat}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "Svara API", "version": "1"},
         "paths": paths,
         "components": {
-            "schemas": {**components, **_COMPONENT_SCHEMAS},
+            "schemas": {**components, **_COMPONENT_SCHEMAS, **social.SCHEMAS,
+                        "TableSummary": summary, "TableView": view},
             "securitySchemes": {"tma": {"type": "apiKey", "in": "header",
                                         "name": "Authorization",
                                         "description": "tma <Telegram.WebApp.initData>"}},
