@@ -24,12 +24,16 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
     default_ante: int = 10
     default_seats: int = 6
 
-    def webapp_url(self, table_id: str | None = None) -> str | None:
-        """The web app's address, opening `table_id` when given; None when not configured."""
+    def webapp_url(self, table_id: str | None = None, invite: str | None = None) -> str | None:
+        """The web app's address, opening `table_id` when given (a private one with its
+        `invite`); None when not configured."""
         if not self.public_url:
             return None
         base = self.public_url.rstrip("/") + "/"
-        return f"{base}?table={quote(table_id, safe='')}" if table_id else base
+        if not table_id:
+            return base
+        url = f"{base}?table={quote(table_id, safe='')}"
+        return f"{url}&invite={quote(invite, safe='')}" if invite else url
 
 
 def deep_link(bot_username: str, table_id: str) -> str:
@@ -43,6 +47,20 @@ def table_id_from_payload(payload: str | None) -> str | None:
         return None
     table_id = payload[len(DEEP_LINK_PREFIX) :]
     return table_id if TABLE_ID_RE.match(table_id) else None
+
+
+# `table_<id>_<invite>`: a private table's link. The service's table ids are 16 hex digits
+# (never an underscore) and its invites 22 URL-safe characters, so the split is unambiguous.
+PRIVATE_LINK_RE = re.compile(r"^([0-9a-f]{16})_([A-Za-z0-9_-]{22})$")
+
+
+def table_link_from_payload(payload: str | None) -> tuple[str, str | None] | None:
+    """`table_<id>` → (id, None); `table_<id>_<invite>` → (id, invite); else None."""
+    table_id = table_id_from_payload(payload)
+    if table_id is None:
+        return None
+    private = PRIVATE_LINK_RE.match(table_id)
+    return (private[1], private[2]) if private else (table_id, None)
 
 
 def webhook_secret(token: str) -> str:

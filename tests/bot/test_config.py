@@ -99,3 +99,16 @@ def test_attach_bot_refuses_bad_modes() -> None:
         with pytest.raises(ValueError):
             attach_bot(web.Application(), StubTables(), token="1:a", mode=mode,
                        public_url=url, telegram_api_url=None)
+
+
+def test_a_private_tables_link_carries_its_invite() -> None:
+    from service.bot.config import table_link_from_payload
+
+    invite = "Ab_-0123456789abcdefgh"
+    assert table_link_from_payload(f"table_0123456789abcdef_{invite}") == (
+        "0123456789abcdef", invite)
+    assert table_link_from_payload("table_0123456789abcdef") == ("0123456789abcdef", None)
+    assert table_link_from_payload("table_my_table") == ("my_table", None)
+    assert table_link_from_payload("play") is None
+    config = BotConfig(public_url="https://x.example/app/")
+    assert config.webapp_url("t1", "a-b_c") == "https://x.example/app/?table=t1&invite=a-b_c"

@@ -10,7 +10,7 @@ from aiogram.filters import KICKED, MEMBER, ChatMemberUpdatedFilter, CommandObje
 from aiogram.types import ChatMemberUpdated, Message
 
 from service.bot import texts
-from service.bot.config import BotConfig, table_id_from_payload
+from service.bot.config import BotConfig, table_link_from_payload
 from service.bot.i18n import Catalogs, as_user
 from service.bot.keyboards import webapp_keyboard
 from service.bot.menu import set_menu_button
@@ -41,12 +41,13 @@ async def on_start(
     """Greet with a Play button; `/start table_<id>` opens that table instead. The chat's
     menu button opens the web app, labelled in the player's language."""
     await _menu_button(bot, config, i18n, message.chat.id)
-    table_id = table_id_from_payload(command.args)
-    if table_id is None:
+    link = table_link_from_payload(command.args)
+    if link is None:
         await _greet(message, config)
         return
+    table_id, invite = link
     try:
-        await tables.view(None, table_id)
+        await tables.view(None, table_id, invite)
     except ServiceError as exc:
         if exc.status == 404:
             lobby = config.webapp_url()
@@ -55,7 +56,7 @@ async def on_start(
             return
         # Anything else (store briefly down): still hand out the link; the web app reports it.
         log.warning("could not check table %s: %s", table_id, exc.code)
-    url = config.webapp_url(table_id)
+    url = config.webapp_url(table_id, invite)
     if url is None:
         await message.answer(texts.greeting_no_app())
         return
