@@ -145,7 +145,7 @@ class TableService:
         self.repo.indexer = self._index_changes
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.social = Social(store, self.streams, self._state_of, clock)
-        self.repo.hooks.append(self._maybe_closed)
+        self.repo.hooks.append(self.social.changed)
         self.reconcile_seconds = reconcile_seconds
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
@@ -619,12 +619,6 @@ class TableService:
         loaded = await self._existing(table_id)
         assert loaded.state is not None
         return loaded.state
-
-    def _maybe_closed(self, table_id: str, version: int, state: TableState) -> None:
-        """A table that closed takes its chat with it (the closing process deletes it)."""
-        if state.closed:
-            task = asyncio.create_task(self.social.closed(table_id))
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         async with service_errors():

@@ -4,6 +4,7 @@ event store's Redis client, with the one check every read of a private table goe
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 import msgspec
@@ -17,6 +18,8 @@ from service.tables.chat_stream import ChatStream
 from service.tables.facade import JSON, PresenceBook, ServiceError, User
 from service.tables.private import Invites, refused
 from service.tables.streams import Streams
+
+log = logging.getLogger(__name__)
 
 
 def checked_name(name: str | None) -> str:
@@ -39,6 +42,7 @@ class Social:
         health = getattr(store, "health", None)
         self.streams = streams
         self.kv = key_value_of(store)
+        self._dropping: set[asyncio.Task[None]] = set()
         self._load = load
         self.invites = Invites(client, health)
         self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
@@ -97,6 +101,19 @@ class Social:
         for seat, watching in zip(humans, found, strict=True):
             seat["away"] = watching is False  # an outage shows nobody away
         return view
+
+    def changed(self, table_id: str, version: int, state: TableState) -> None:
+        """A repo hook: a table that closed takes its chat with it (the process that appended
+        the closing deletes it; the keys expire by themselves if that fails)."""
+        if state.closed:
+            task = asyncio.create_task(self.closed(table_id))
+            self._dropping.add(task)  # held until done: a bare task may be collected
+            task.add_done_callback(self._dropped)
+
+    def _dropped(self, task: asyncio.Task[None]) -> None:
+        self._dropping.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("could not delete a closed table's chat", exc_info=task.exception())
 
     async def closed(self, table_id: str) -> None:
         await self.chat.stream.drop(self.streams.table(table_id))
