@@ -625,9 +625,7 @@ class TableService:
             loaded = await self._existing(table_id)
             assert loaded.state is not None
             await self.social.may_watch(user, table_id, loaded.state, invite)
-            return await self.social.with_away(
-                table_id, self.presence, table_view(loaded.state, user.id if user else None,
-                                                    loaded.version))
+            return table_view(loaded.state, user.id if user else None, loaded.version)
 
     def _project(
         self, stored: StoredEvent, viewer: int | None, event: TableEvent | None = None
