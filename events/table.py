@@ -62,6 +62,11 @@ class TableCreated(
     # The Sit & Go this table plays for ("" : a cash table). A tournament table deals in
     # every seat with chips, sat out or not, and takes a short stack's all as its ante.
     tournament_id: str = ""
+    # The name its creator gave it ("": none; each app then says "<host>'s table" in its
+    # viewer's language) and whether it is private: kept out of the lobby, joined by an
+    # invite whose token is never in an event (`service.tables.private`).
+    name: str = ""
+    private: bool = False
 
 
 class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):

@@ -47,7 +47,7 @@ from events.store.chain import ZERO_HASH, at_text, chain
 from events.store.commands import CLUSTER_SETTLE, FN_APPEND, LIBRARY_CODE, TAG, Commands
 from events.store.connection import Health, Probe, Reset
 from events.store.entries import raw, to_event, to_events
-from events.store.follow import Follow
+from events.store.follow import Follow, Read
 from events.store.hub import Connect, Hub
 from events.store.indexes import Indexes
 from events.store.keys import keys_for, stream_of
@@ -289,6 +289,11 @@ class RedisEventStore:
         the consumer last asked), so a consumer pays one hop per read, not per event. See
         `events.store.follow` for the hand-over and for `skip_to`."""
         return Follow(self.read, self._hub, stream, keys_for(stream).events, after, PAGE)
+
+    def follow_key(self, key: str, read: Read, after: int) -> Follow:
+        """`subscribe_batches` for a stream beside the log whose entry ids are `<n>-0` too
+        (a table's chat): `read(key, after, count)` catches up, the same XREAD reader follows."""
+        return Follow(read, self._hub, key, key, after, PAGE)
 
     # -- snapshots (`events.store.snapshots`) and audit (`events.store.audit`) ------------
 

@@ -32,6 +32,7 @@ class _TelegramUser(msgspec.Struct, frozen=True):
     username: str = ""
     language_code: str = ""
     allows_write_to_pm: bool = False  # the player lets the bot write to them
+    photo_url: str = ""
 
 
 _user_decoder = msgspec.json.Decoder(_TelegramUser)
@@ -83,6 +84,9 @@ def verify_init_data(
         id=tg_user.id,
         name=name or tg_user.username or f"player {tg_user.id}",
         language_code=tg_user.language_code[:35] or None,
+        # shown beside the player's name in the lobby: only an https link Telegram signed
+        photo_url=tg_user.photo_url if tg_user.photo_url.startswith("https://")
+        and len(tg_user.photo_url) <= 512 else None,
     )
 
 
@@ -109,6 +113,7 @@ def sign_init_data(
     auth_date: int | None = None,
     language_code: str | None = None,
     allows_write_to_pm: bool = False,
+    photo_url: str | None = None,
 ) -> str:
     """initData as Telegram would send it for this user (dev mode and tests)."""
     fields_of_user: dict[str, str | int | bool] = {"id": user_id, "first_name": name}
@@ -116,6 +121,8 @@ def sign_init_data(
         fields_of_user["language_code"] = language_code
     if allows_write_to_pm:
         fields_of_user["allows_write_to_pm"] = True
+    if photo_url:
+        fields_of_user["photo_url"] = photo_url
     user = msgspec.json.encode(fields_of_user).decode()
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),

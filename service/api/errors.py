@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from time import perf_counter
 from typing import Any
@@ -54,10 +55,14 @@ def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
 
 
 def json_error(status: int, code: str, message: str, **extra: Any) -> web.Response:
-    return web.Response(
+    response = web.Response(
         status=status, body=_encode(error_body(code, message, **extra)),
         content_type="application/json",
     )
+    retry = extra.get("retry_after")
+    if status == 429 and isinstance(retry, int | float):  # whole seconds, rounded up
+        response.headers["Retry-After"] = str(max(1, math.ceil(retry)))
+    return response
 
 
 def game_error_status(code: str) -> int:

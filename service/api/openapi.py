@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from service.api import openapi_social as social
 from service.api import schemas
 from service.api.openapi_hands import hand_paths
 
@@ -223,7 +224,7 @@ def _tournaments() -> tuple[JSON, JSON]:
 def openapi_document() -> JSON:
     _, components = msgspec.json.schema_components(
         [schemas.CreateTableBody, schemas.SeatBody, schemas.ActionBody, schemas.ClientFrame,
-         schemas.PreferencesBody, schemas.SeedBody],
+         schemas.PreferencesBody, schemas.SeedBody, schemas.ChatBody],
         ref_template="#/components/schemas/{name}",
     )
     after = {"name": "after", "in": "query",
@@ -259,7 +260,10 @@ def openapi_document() -> JSON:
                        "row names its `host` (whom the table is named after, or null) and "
                        "whether `practice` bots sit there",
                        _json(_ref("TablePage")), params=[limit, cursor]),
-            "post": _op("Create a table", _json(_OBJ, "created: {table_id}"),
+            "post": _op("Create a table; `name` (1-32 characters, trimmed; control and "
+                        "formatting characters are 400 `invalid_name`) and `private` (not "
+                        "listed; joined by its link: the answer's `invite`)",
+                        _json(_OBJ, "created: {table_id, invite?}"),
                         body="CreateTableBody", status="201"),
         },
         "/api/tables/{id}": {"get": _op("The caller's view of a table", _VIEW,
@@ -327,7 +331,7 @@ def openapi_document() -> JSON:
             "newer one, e.g. the first of the events one action appended, may omit it), and "
             "a catch-up's newest frame has it. Close codes: 4401 auth, "
             "4404 unknown table, 4408 too slow (reconnect and resume), 4429 rate limited, "
-            "1011 store unreachable",
+            "1011 store unreachable." + social.WS_NOTE,
             {"description": "switching protocols"}, params=[_TABLE_ID], status="101")},
         "/dev/init-data": {"get": _op(
             "Dev mode only (no BOT_TOKEN): signed initData for a test user",
@@ -345,12 +349,26 @@ def openapi_document() -> JSON:
     # -- end of sharing --
     tournament_paths, tournament_schemas = _tournaments()
     paths.update(tournament_paths)
+    # the social table
+    paths.update(social.paths(_op, _json, _ref, _TABLE_ID))
+    for view_path in ("/api/tables/{id}", "/api/tables/{id}/events"):
+        paths[view_path]["get"]["parameters"].append(
+            {"name": "invite", "in": "query", "schema": {"type": "string"},
+             "description": "a private table's invite token"})
+    summary = dict(_COMPONENT_SCHEMAS["TableSummary"])
+    summary["properties"] = {**summary["properties"], **social.SUMMARY_PROPERTIES}
+    view = _COMPONENT_SCHEMAS["TableView"]
+    seats = view["properties"]["seats"]
+    seat = {**seats["items"], "properties": {**seats["items"]["properties"],
+                                             **social.SEAT_PROPERTIES}}
+    view = {**view, "properties": {**view["properties"], "seats": {**seats, "items": seat}}}
     return {
         "openapi": "3.1.0",
         "info": {"title": "Svara API", "version": "1"},
         "paths": paths,
         "components": {
-            "schemas": {**components, **_COMPONENT_SCHEMAS, **tournament_schemas},
+            "schemas": {**components, **_COMPONENT_SCHEMAS, **social.SCHEMAS, **tournament_schemas,
+                        "TableSummary": summary, "TableView": view},
             "securitySchemes": {"tma": {"type": "apiKey", "in": "header",
                                         "name": "Authorization",
                                         "description": "tma <Telegram.WebApp.initData>"}},

@@ -13,6 +13,7 @@ from service.api.context import CONFIG, HEALTH_CHECK, TABLES, authenticate
 from service.api.errors import ApiError, Handler, json_errors, unmatched
 from service.api.openapi import openapi_document
 from service.game.settings import validated
+from service.tables.chat import catalogue
 from service.tables.lobby import CURSOR, LOBBY_PAGE, MAX_LOBBY_PAGE
 
 TABLE_ID = r"{table_id:[A-Za-z0-9_-]{1,64}}"
@@ -83,16 +84,23 @@ async def create_table(request: web.Request) -> web.Response:
     body: schemas.CreateTableBody = schemas.decode_body(
         schemas.create_table_decoder, await request.read()
     )
-    table_id = await request.app[TABLES].create_table(
-        user, validated(body.settings()), practice_bots=body.practice_bots
+    tables = request.app[TABLES]
+    table_id = await tables.create_table(
+        user, validated(body.settings()), practice_bots=body.practice_bots, name=body.name,
+        private=body.private,
     )
-    return json_response({"table_id": table_id}, status=201)
+    if not body.private:
+        return json_response({"table_id": table_id}, status=201)
+    invite = await tables.social.issue_invite(user, table_id)
+    return json_response({"table_id": table_id, "invite": invite}, status=201)
 
 
 async def seat(request: web.Request) -> web.Response:
     user = authenticate(request)
     body: schemas.SeatBody = schemas.decode_body(schemas.seat_decoder, await request.read())
-    view = await request.app[TABLES].seat(user, request.match_info["table_id"], body.buy_in)
+    view = await request.app[TABLES].seat(
+        user, request.match_info["table_id"], body.buy_in, body.invite
+    )
     return json_response(view)
 
 
@@ -136,13 +144,17 @@ async def act(request: web.Request) -> web.Response:
 
 async def view(request: web.Request) -> web.Response:
     user = authenticate(request)
-    return json_response(await request.app[TABLES].view(user, request.match_info["table_id"]))
+    tables, table_id = request.app[TABLES], request.match_info["table_id"]
+    answer = await tables.view(user, table_id, request.query.get("invite"))
+    # each seat's `away`, from presence (never part of the state, so not in pushed views)
+    return json_response(await tables.social.with_away(table_id, tables.presence, answer))
 
 
 async def events(request: web.Request) -> web.Response:
     user = authenticate(request)
     after = _int_param(request, "after", default=0)
-    version, items = await request.app[TABLES].events(user, request.match_info["table_id"], after)
+    version, items = await request.app[TABLES].events(
+        user, request.match_info["table_id"], after, request.query.get("invite"))
     return json_response({"version": version, "events": items})
 
 
@@ -152,6 +164,38 @@ async def audit(request: web.Request) -> web.Response:
     if hand < 1:
         raise ApiError(404, "unknown_hand", "hands are numbered from 1")
     return json_response(await request.app[TABLES].audit(request.match_info["table_id"], hand))
+
+
+
+# -- the social table: quick chat and private tables' invites --------------------------------
+
+
+async def chat_phrases(request: web.Request) -> web.Response:
+    authenticate(request)
+    return json_response(catalogue())
+
+
+async def post_chat(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    body: schemas.ChatBody = schemas.decode_body(schemas.chat_decoder, await request.read())
+    seq = await request.app[TABLES].social.chat.post(
+        user, request.match_info["table_id"], phrase=body.phrase, reaction=body.reaction,
+        invite=body.invite or request.query.get("invite"),
+    )
+    return json_response({"seq": seq})
+
+
+async def get_chat(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    after = _int_param(request, "after", default=0)
+    return json_response(await request.app[TABLES].social.chat.messages(
+        user, request.match_info["table_id"], after, request.query.get("invite")))
+
+
+async def new_invite(request: web.Request) -> web.Response:
+    user = authenticate(request)
+    invite = await request.app[TABLES].social.issue_invite(user, request.match_info["table_id"])
+    return json_response({"table_id": request.match_info["table_id"], "invite": invite})
 
 
 async def dev_init_data(request: web.Request) -> web.Response:
@@ -210,6 +254,11 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     install_grants(app)
     # -- end of sharing --
     add_tournament_routes(get, post)
+    # the social table
+    get("/api/chat/phrases", chat_phrases)
+    post(f"/api/tables/{TABLE_ID}/chat", post_chat)
+    get(f"/api/tables/{TABLE_ID}/chat", get_chat)
+    post(f"/api/tables/{TABLE_ID}/invite", new_invite)
     if dev_mode:
         get("/dev/init-data", dev_init_data)
 

@@ -41,10 +41,15 @@ class CreateTableBody(TableSettings, frozen=True, kw_only=True, forbid_unknown_f
     max_raises: Annotated[int, _bounds("max_raises")] = 3
     rake_percent: Annotated[int, _bounds("rake_percent")] = 0
     practice_bots: Annotated[int, msgspec.Meta(ge=0, le=9)] = 0
+    # Checked by the service (`service.game.names`: 400 `invalid_name`); the bound here only
+    # keeps a huge string from going further.
+    name: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+    private: bool = False
 
     def settings(self) -> TableSettings:
         fields = msgspec.structs.asdict(self)
-        fields.pop("practice_bots")
+        for extra in ("practice_bots", "name", "private"):
+            fields.pop(extra)
         return TableSettings(**fields)
 
 
@@ -58,8 +63,23 @@ class PreferencesBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     pings: bool | None = None
 
 
+Invite = Annotated[str, msgspec.Meta(max_length=64)]
+
+
 class SeatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     buy_in: Chips
+    invite: Invite | None = None  # a private table's (POST /seat only; rebuy ignores it)
+
+
+ChatId = Annotated[str, msgspec.Meta(max_length=32)]
+
+
+class ChatBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """POST /api/tables/{id}/chat: exactly one of the two, an id of GET /api/chat/phrases."""
+
+    phrase: ChatId | None = None
+    reaction: ChatId | None = None
+    invite: Invite | None = None
 
 
 ClientSeed = Annotated[
@@ -89,11 +109,25 @@ class ActionBody(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 # WebSocket frames from the client, told apart by "type".
 class AuthFrame(msgspec.Struct, frozen=True, tag="auth"):
     init_data: Annotated[str, msgspec.Meta(max_length=4096)]
+    invite: Invite | None = None  # a private table's, for someone not seated there
 
 
 class ResumeFrame(msgspec.Struct, frozen=True, tag="resume"):
     after: Version = 0
     views: bool = False  # opt-in: event frames also carry the caller's view at their version
+    # The chat's seq last seen: the messages after it, then live ones (absent: live only).
+    chat_after: Version | None = None
+
+
+class ChatFrame(msgspec.Struct, frozen=True, tag="chat", forbid_unknown_fields=True):
+    phrase: ChatId | None = None
+    reaction: ChatId | None = None
+
+
+class AwayFrame(msgspec.Struct, frozen=True, tag="away", forbid_unknown_fields=True):
+    """The app was minimised (true) or brought back (false)."""
+
+    away: bool
 
 
 class PingFrame(msgspec.Struct, frozen=True, tag="ping"):
@@ -121,13 +155,14 @@ class ActionFrame(msgspec.Struct, frozen=True, tag="action", forbid_unknown_fiel
         )
 
 
-ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame
+ClientFrame = AuthFrame | ResumeFrame | PingFrame | ActionFrame | ChatFrame | AwayFrame
 
 create_table_decoder = msgspec.json.Decoder(CreateTableBody)
 seat_decoder = msgspec.json.Decoder(SeatBody)
 seed_decoder = msgspec.json.Decoder(SeedBody)
 preferences_decoder = msgspec.json.Decoder(PreferencesBody)
 action_decoder = msgspec.json.Decoder(ActionBody)
+chat_decoder = msgspec.json.Decoder(ChatBody)
 frame_decoder = msgspec.json.Decoder(ClientFrame)
 
 

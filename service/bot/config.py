@@ -28,17 +28,22 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
         """The t.me link to `payload` (`service.bot.links`) for this bot."""
         return bot_link(bot_username, self.mini_app_name, payload)
 
-    def webapp_url(self, table_id: str | None = None) -> str | None:
-        """The web app's address, opening `table_id` when given; None when not configured."""
+    def webapp_url(self, table_id: str | None = None, invite: str | None = None) -> str | None:
+        """The web app's address, opening `table_id` when given (a private one with its
+        `invite`); None when not configured."""
         if not self.public_url:
             return None
         base = self.public_url.rstrip("/") + "/"
-        return f"{base}?table={quote(table_id, safe='')}" if table_id else base
+        if not table_id:
+            return base
+        url = f"{base}?table={quote(table_id, safe='')}"
+        return f"{url}&invite={quote(invite, safe='')}" if invite else url
 
     def hand_url(self, table_id: str, hand: int) -> str | None:
         """The web app's page of hand `hand` at `table_id` (the hand's audit and replay)."""
         table = self.webapp_url(table_id)
         return f"{table}&screen=audit&hand={hand}" if table else None
+
 
 
 def webhook_secret(token: str) -> str:

@@ -73,6 +73,9 @@ class Pings:
         self.poll = poll
         self._changed: dict[str, set[asyncio.Event]] = {}  # table -> its pings' wake-ups
         self._stopping = False
+        listeners = getattr(reach.tables.presence, "listeners", None)
+        if isinstance(listeners, list):  # a socket here closed or went away: look again
+            listeners.append(lambda table_id, _user: self.table_changed(table_id))
 
     def stop(self) -> None:
         """Shutting down: pings still waiting for their turn to end stop waiting (their
@@ -99,9 +102,10 @@ class Pings:
             metrics.bot_ping("unreachable")
             return
         if await reach.tables.presence.watching(turn.table_id, turn.user_id):
-            log.debug("no ping for %s: the player has the table open", turn.mark)
+            log.debug("no ping for %s yet: the player has the table open", turn.mark)
             metrics.bot_ping("watching")
-            return
+            if not await self._until_away(turn):
+                return
         left = turn.deadline - reach.clock()
         if left < TOO_LATE:
             metrics.bot_ping("too_late")
@@ -126,6 +130,35 @@ class Pings:
             await reach.bot.delete_message(turn.user_id, message.message_id)
         except TelegramAPIError as exc:  # deleted by the player already, or too old
             log.info("could not delete the ping to %s: %s", turn.user_id, exc)
+
+    async def _until_away(self, turn: Turn) -> bool:
+        """Wait while the player has the table open: True once they minimise the app or close
+        its socket with the turn still theirs (then the ping goes out at once), False when
+        the turn is over first. Looks again whenever this process's presence or the table
+        changes, and every `poll` seconds for what other replicas see."""
+        wake = asyncio.Event()
+        waiting = self._changed.setdefault(turn.table_id, set())
+        waiting.add(wake)
+        try:
+            while not self._stopping:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.poll):
+                        await wake.wait()
+                wake.clear()
+                try:
+                    _, state = await self.reach.tables.state(turn.table_id)
+                    if current_turn(turn.table_id, state) != turn:
+                        return False
+                    if not await self.reach.tables.presence.watching(turn.table_id,
+                                                                     turn.user_id):
+                        return True
+                except Exception:  # the store briefly away: look again later
+                    log.warning("could not look at table %s", turn.table_id, exc_info=True)
+            return False
+        finally:
+            waiting.discard(wake)
+            if not waiting:
+                self._changed.pop(turn.table_id, None)
 
     async def _until_over(self, turn: Turn) -> bool:
         """True once the turn is over; False when the process is stopping first. Looks at

@@ -28,6 +28,8 @@ class CreateTable(Command, frozen=True, kw_only=True):
     # The deployment's idle limit, recorded in `table_created` (0.0: the rule's day).
     idle_close_seconds: float = 0.0
     tournament_id: str = ""  # a Sit & Go's table ("" : a cash table)
+    name: str = ""  # already checked (`service.game.names.table_name`)
+    private: bool = False
 
 
 class SitDown(Command, frozen=True, kw_only=True):

@@ -21,6 +21,8 @@ def table_created(state: TableState | None, e: ev.TableCreated) -> TableState:
         empty_since=e.created_at,
         idle_close_seconds=e.idle_close_seconds,
         tournament_id=e.tournament_id,
+        name=e.name,
+        private=e.private,
     )
 
 

@@ -40,11 +40,22 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
         raise GameError("invalid_settings", "a table needs an id")
     settings = validated(c.settings)
     idle = c.idle_close_seconds  # a number of seconds, 0 or more: `cmd.check_numbers`
+    # Only what differs from the event's defaults is passed: msgspec's omit_defaults leaves out
+    # a default by identity, so an equal 0.0 made elsewhere would add bytes to old tables' kind.
+    extras: dict[str, float | str | bool] = {}
+    if idle:
+        extras["idle_close_seconds"] = float(idle)
+    if c.name:
+        extras["name"] = c.name
+    if c.private:
+        extras["private"] = True
+    if c.tournament_id:
+        extras["tournament_id"] = c.tournament_id
     if len(c.seed) != SEED_BYTES:  # no seed (some tests): hand 1 is dealt v1
         return [
             ev.TableCreated(
                 table_id=c.table_id, settings=settings, created_by=c.created_by, created_at=c.now,
-                idle_close_seconds=float(idle), tournament_id=c.tournament_id,
+                **extras,  # type: ignore[arg-type]
             )
         ]
     committed = commitment(c.seed)  # hand 1's server seed, committed to from the start
@@ -55,8 +66,7 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
             created_by=c.created_by,
             created_at=c.now,
             next_commitment=committed,
-            idle_close_seconds=float(idle),
-            tournament_id=c.tournament_id,
+            **extras,  # type: ignore[arg-type]
         ),
         ev.SeedDrawn(commitment=committed, seed=c.seed.hex()),
     ]

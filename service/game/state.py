@@ -129,6 +129,8 @@ class TableState(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     tournament_id: str = ""  # a tournament table (see `eligible_seats`)
     ante_level: int = 1  # a tournament table's level (`ante_changed`)
     pending_ante: int = 0  # the ante from the next hand on (0: no change pending)
+    name: str = ""  # as its creator named it ("": unnamed)
+    private: bool = False  # not in the lobby; seated and watched by invite
 
     @property
     def idle_limit(self) -> float:

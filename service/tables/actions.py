@@ -38,7 +38,8 @@ class Actions:
         self.seed = seed
         self.idle_close_seconds = idle_close_seconds
 
-    async def create(self, user: User, settings: TableSettings, *, practice_bots: int) -> str:
+    async def create(self, user: User, settings: TableSettings, *, practice_bots: int,
+                     name: str = "", private: bool = False) -> str:
         """A new table (without its practice bots: `PracticeBots.add` seats them)."""
         validated(settings)
         guards.practice_bots(practice_bots, settings)
@@ -52,6 +53,8 @@ class Actions:
                 now=self.clock(),
                 seed=self.seed(),
                 idle_close_seconds=self.idle_close_seconds,
+                name=name,
+                private=private,
             ),
             action_id=f"create:{table_id}",
         )

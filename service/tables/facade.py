@@ -13,6 +13,9 @@ import msgspec
 
 from service.game.settings import TableSettings
 
+if TYPE_CHECKING:
+    from service.tables.social import Social
+
 JSON = dict[str, Any]
 
 
@@ -22,6 +25,7 @@ class User(msgspec.Struct, frozen=True):
     # The Telegram client's language (IETF tag, e.g. "ru-RU") from the signed initData or the
     # bot update; it picks the language until the player chooses one (service.tables.profiles).
     language_code: str | None = None
+    photo_url: str | None = None  # the signed initData's `user.photo_url` (https only)
 
 
 class ServiceError(Exception):
@@ -72,6 +76,10 @@ class PresenceBook(Protocol):
 
     async def closed(self, token: str) -> None: ...
 
+    async def away(self, token: str, away: bool) -> None:
+        """The socket's app was minimised (True) or brought back: away counts as absent."""
+        ...
+
     async def watching(self, table_id: str, user_id: int) -> bool:
         """Has `user_id` a socket open to `table_id` on any replica?"""
         ...
@@ -92,8 +100,14 @@ class Tables(Protocol):
         """The Sit & Go tournaments this service runs, or None where it runs none."""
         ...
 
+    @property
+    def social(self) -> Social:
+        """Quick chat and private tables' invites (`service.tables.social`)."""
+        ...
+
     async def create_table(
-        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0,
+        name: str | None = None, private: bool = False,
     ) -> str: ...
 
     async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
@@ -113,7 +127,9 @@ class Tables(Protocol):
         just granted it); answers like `me`."""
         ...
 
-    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON: ...
+    async def seat(
+        self, user: User, table_id: str, buy_in: int, invite: str | None = None
+    ) -> JSON: ...
 
     async def leave(self, user: User, table_id: str) -> JSON: ...
 
@@ -146,10 +162,10 @@ class Tables(Protocol):
         """The table's version now (a socket's `ready`); 404 for no such table."""
         ...
 
-    async def view(self, user: User | None, table_id: str) -> JSON: ...
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON: ...
 
     async def events(
-        self, user: User | None, table_id: str, after: int
+        self, user: User | None, table_id: str, after: int, invite: str | None = None
     ) -> tuple[int, list[JSON]]: ...
 
     async def watch(
@@ -161,6 +177,7 @@ class Tables(Protocol):
         *,
         views: bool = False,
         hold_limit: int = 1024,
+        invite: str | None = None,
     ) -> None:
         """Push the projected events after `after`, then the live ones, to `sink`: consecutive
         `FeedItem`s, never a repeat, the catch-up paced by `sink.drained()`. With `views`, the

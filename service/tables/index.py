@@ -26,6 +26,12 @@ from service.game.state import TableState
 from service.game.view import table_host
 
 
+class LobbyPlayer(msgspec.Struct, frozen=True, kw_only=True):
+    seat: int
+    user_id: int
+    name: str
+
+
 class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
     """One lobby row (`GET /api/tables` in docs/API.md "Endpoints", with a few to choose by)."""
 
@@ -46,6 +52,11 @@ class TableSummary(msgspec.Struct, frozen=True, kw_only=True):
     bet_unit: int = 0
     # The table's place in the lobby's order: "live", "waiting", "full" or "empty".
     status: str = ""
+    # Its name (None: unnamed, the app says "<host_name>'s table" in its viewer's language)
+    # and who sits there (`photo_url` is added when the lobby is read, from the profiles).
+    name: str | None = None
+    host_name: str | None = None
+    players: tuple[LobbyPlayer, ...] = ()
 
 
 # The ranks, in lobby order (one character each: the member's first).
@@ -104,6 +115,10 @@ def summary_of(state: TableState) -> TableSummary:
         practice=any(s is not None and s.user_id < 0 for s in state.seats),
         bet_unit=settings.unit,
         status=STATUS[rank_of(state)],
+        name=state.name or None,
+        host_name=table_host(state),
+        players=tuple(LobbyPlayer(seat=s.seat, user_id=s.user_id, name=s.name)
+                      for s in state.seats if s is not None),
     )
 
 
@@ -141,8 +156,8 @@ def table_changes(
     member of `before`'s rank goes when the rank changes (the entry holds it: it is written
     with every append that changes it)."""
     changes = [IndexOp(wake_index, table_id, wake)] if wake_changed else []
-    if after.closed:
-        if before is None or not before.closed:
+    if after.closed or after.private:  # a private table is never listed
+        if before is None or not (before.closed or before.private):
             changes += lobby_removals(lobby, table_id)
         return changes
     key = _lobby_key(after)
@@ -163,7 +178,7 @@ def full_changes(
     """Every index entry of the table as it should be at `state` (rebuilding, correcting):
     whatever lobby members it had go, but the one of its rank."""
     wake_op = IndexOp(wake_index, table_id, wake)
-    if state.closed:
+    if state.closed or state.private:
         return [wake_op, *lobby_removals(lobby, table_id)]
     rank = rank_of(state)
     row = _row(lobby, table_id, state, rank)

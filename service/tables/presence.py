@@ -46,6 +46,10 @@ class Presence:
         self._removes: list[tuple[str, str]] = []
         self._next: asyncio.Future[None] | None = None  # done when the next batch is written
         self._writer: asyncio.Task[None] | None = None
+        self._away: set[str] = set()  # open sockets whose app is minimised
+        # Told (table, user) when one of this process's sockets closes or goes away: the
+        # bot's pings waiting on a player who had the table open look again at once.
+        self.listeners: list[Callable[[str, int], None]] = []
 
     def _key(self, table_id: str, user_id: int) -> str:
         return f"{self.namespace}presence:{table_id}:{user_id}"
@@ -67,9 +71,37 @@ class Presence:
 
     async def closed(self, token: str) -> None:
         where = self._open.pop(token, None)
+        away = token in self._away
+        self._away.discard(token)
         if where is not None:
-            self._removes.append((self._key(*where), token))
-            await asyncio.shield(self._batch())
+            if not away:
+                self._removes.append((self._key(*where), token))
+                await asyncio.shield(self._batch())
+            self._tell(*where)
+
+    async def away(self, token: str, away: bool) -> None:
+        """The socket's app was minimised (True) or brought back (False): a minimised app
+        does not count as having the table open (the bot calls its player at once)."""
+        where = self._open.get(token)
+        if where is None or (token in self._away) == away:
+            return
+        key = self._key(*where)
+        if away:
+            self._away.add(token)
+            self._removes.append((key, token))
+        else:
+            self._away.discard(token)
+            self._adds.append((key, token, self.clock() + self.ttl))
+        await asyncio.shield(self._batch())
+        if away:
+            self._tell(*where)
+
+    def _tell(self, table_id: str, user_id: int) -> None:
+        for listener in self.listeners:
+            try:
+                listener(table_id, user_id)
+            except Exception:
+                log.exception("a presence listener failed")
 
     def _batch(self) -> asyncio.Future[None]:
         """The batch that holds what was just queued: done once it is in the store (with its
@@ -100,7 +132,7 @@ class Presence:
     async def refresh(self, batch: int = 1000) -> None:
         """Move the expiry of every socket this process holds open (`batch` at a time)."""
         now = self.clock()
-        held = list(self._open.items())
+        held = [item for item in self._open.items() if item[0] not in self._away]
         for start in range(0, len(held), batch):
             await self.kv.change_members([
                 (self._key(table_id, user_id), member, now + self.ttl)

@@ -20,6 +20,7 @@ from events.store.kv import KeyValue, key_value_of
 from service.game import wallet
 from service.game.settings import TableSettings
 from service.game.state import TableState
+from service.tables import guards
 from service.tables.actions import Actions
 from service.tables.bank import Bank
 from service.tables.driver import Driver
@@ -44,6 +45,7 @@ from service.tables.profiles import (
 from service.tables.reads import Reads
 from service.tables.repo import TableObserver, TableRepo
 from service.tables.seats import Seats
+from service.tables.social import Social, checked_name
 from service.tables.streams import Streams
 from service.tables.tournaments_service import Tournaments
 from service.tables.transfers import Transfers
@@ -133,6 +135,8 @@ class TableService:
             reconcile_seconds=reconcile_seconds,
             also=[self.tournaments.run],
         )
+        self.social = Social(store, self.streams, self._state_of, clock)
+        self.repo.hooks.append(self.social.changed)
 
     def seed(self) -> bytes:
         return self._seeds(32)
@@ -171,10 +175,14 @@ class TableService:
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(
-        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0,
+        name: str | None = None, private: bool = False,
     ) -> str:
         async with service_errors():
-            table_id = await self.actions.create(user, settings, practice_bots=practice_bots)
+            table_id = await self.actions.create(
+                user, settings, practice_bots=practice_bots, name=checked_name(name),
+                private=bool(private),
+            )
             for index in range(practice_bots):
                 await self.add_practice_bot(table_id, index, settings)
             return table_id
@@ -187,7 +195,8 @@ class TableService:
         """A page of the lobby (every table not closed), live tables first: the order and
         what paging guarantees are `service.tables.lobby`'s."""
         async with service_errors():
-            return await lobby_page(self.store, self.streams.lobby, limit=limit, cursor=cursor)
+            page = await lobby_page(self.store, self.streams.lobby, limit=limit, cursor=cursor)
+            return await self.social.with_photos(page)
 
     async def me(self, user: User) -> JSON:
         async with service_errors():
@@ -263,10 +272,14 @@ class TableService:
 
     # -- a player's commands (`seats`, `actions`) ------------------------------------------------
 
-    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
+    async def seat(
+        self, user: User, table_id: str, buy_in: int, invite: str | None = None
+    ) -> JSON:
         async with service_errors():
+            await self.social.may_sit(user, table_id, await self._state_of(table_id), invite)
+            await self.social.remember_photo(user)
             await self.seats.seat(user, table_id, buy_in)
-            return await self.view(user, table_id)
+            return await self.view(user, table_id, invite)
 
     async def rebuy(self, user: User, table_id: str, buy_in: int) -> JSON:
         """Buy in again at the same seat after losing the stack (below one ante): what is left
@@ -324,12 +337,23 @@ class TableService:
         async with service_errors():
             return await self.reads.version(table_id)
 
-    async def view(self, user: User | None, table_id: str) -> JSON:
+    async def _state_of(self, table_id: str) -> TableState:
+        """The table's state (404 for an unknown table)."""
+        table = await guards.existing(self.repo, table_id)
+        assert table.state is not None
+        return table.state
+
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         async with service_errors():
+            await self.social.may_watch(user, table_id, await self._state_of(table_id), invite)
             return await self.reads.view(user, table_id)
 
-    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
+    async def events(
+        self, user: User | None, table_id: str, after: int, invite: str | None = None
+    ) -> tuple[int, list[JSON]]:
         async with service_errors():
+            guards.after(after)
+            await self.social.may_watch(user, table_id, await self._state_of(table_id), invite)
             return await self.reads.events(user, table_id, after)
 
     async def watch(
@@ -341,6 +365,7 @@ class TableService:
         *,
         views: bool = False,
         hold_limit: int = 1024,
+        invite: str | None = None,
     ) -> None:
         """Projected events after `after`, then live ones, pushed: `sink.deliver(items)` gets
         consecutive `LiveEvent`s (catch-up pages, then every batch the process's feed reads), each
@@ -348,6 +373,13 @@ class TableService:
         With `views`, the newest item of a delivery has its state when at hand. Runs until
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
         async with service_errors():
+            guards.after(after)
+            # A followed table's cached state answers without a read (a reconnect storm costs
+            # the store nothing); whether it is private never changes.
+            cached = self.repo.cached(table_id) if self.feeds.position(table_id) else None
+            state = cached.state if cached is not None else None
+            await self.social.may_watch(user, table_id, state or await self._state_of(table_id),
+                                        invite)
             await self.reads.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
     async def hands(self, table_id: str, limit: int) -> list[JSON]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 
 import fakeredis
 import msgspec
@@ -51,6 +52,20 @@ class FakeItem:
         return _encode({**view, "version": self.version, "viewer": viewer})
 
 
+class FakeChat:
+    """No chat at the fake tables: a socket's chat feed waits quietly."""
+
+    async def follow(self, user: User | None, table_id: str, after: int | None,
+                     invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        await asyncio.Event().wait()
+        yield []
+
+
+class FakeSocial:
+    def __init__(self) -> None:
+        self.chat = FakeChat()
+
+
 class FakeTables:
     def __init__(self) -> None:
         self.tables: dict[str, list[JSON]] = {}
@@ -64,6 +79,7 @@ class FakeTables:
         # the double runs no tournaments: their routes answer 404
         self.tournaments: Tournaments | None = None
         self.write_grants: list[tuple[int, bool, bool]] = []  # (user, allowed, explicit)
+        self.social = FakeSocial()
 
     def _log(self, table_id: str) -> list[JSON]:
         if table_id not in self.tables:
@@ -79,7 +95,8 @@ class FakeTables:
         return len(log)
 
     async def create_table(self, user: User, settings: TableSettings, *,
-                           practice_bots: int = 0) -> str:
+                           practice_bots: int = 0, name: str | None = None,
+                           private: bool = False) -> str:
         table_id = f"t{len(self.tables) + 1}"
         self.tables[table_id] = []
         self.seats[table_id] = []
@@ -105,7 +122,8 @@ class FakeTables:
         self.language = language or self.language
         return await self.me(user)
 
-    async def seat(self, user: User, table_id: str, buy_in: int) -> JSON:
+    async def seat(self, user: User, table_id: str, buy_in: int,
+                   invite: str | None = None) -> JSON:
         self._log(table_id)
         if user.id in self.seats[table_id]:
             raise GameError("already_seated", "you already sit here")
@@ -147,7 +165,7 @@ class FakeTables:
     async def version(self, table_id: str) -> int:
         return len(self._log(table_id))
 
-    async def view(self, user: User | None, table_id: str) -> JSON:
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         return self.view_of(table_id)
 
     def view_of(self, table_id: str) -> JSON:
@@ -155,12 +173,14 @@ class FakeTables:
         return {"table_id": table_id, "version": len(log), "settings": {}, "hand": None,
                 "seats": [], "you": {"seat": None, "cards": None, "score": None, "legal": []}}
 
-    async def events(self, user: User | None, table_id: str, after: int) -> tuple[int, list[JSON]]:
+    async def events(self, user: User | None, table_id: str, after: int,
+                     invite: str | None = None) -> tuple[int, list[JSON]]:
         log = self._log(table_id)
         return len(log), log[after:]
 
     async def watch(self, user: User | None, table_id: str, after: int, sink: FeedSink, *,
-                    views: bool = False, hold_limit: int = 1024) -> None:
+                    views: bool = False, hold_limit: int = 1024,
+                    invite: str | None = None) -> None:
         log = self._log(table_id)
         sent = after
         while sent < len(log):  # the catch-up, in pages, paced by the sink

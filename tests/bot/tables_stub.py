@@ -49,7 +49,7 @@ class StubTables:
             raise ServiceError(404, "table_not_found", f"no table {table_id}")
         return 1
 
-    async def view(self, user: User | None, table_id: str) -> JSON:
+    async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         if table_id not in self.created:
             raise ServiceError(404, "table_not_found", f"no table {table_id}")
         _, settings = self.created[table_id]

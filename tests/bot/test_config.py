@@ -135,3 +135,15 @@ def test_mini_app_name_is_read_and_checked_at_start() -> None:
     for bad in ["pl", "play/x", "https://t.me/bot/play", "x" * 31]:
         with pytest.raises(ConfigError):
             Config.from_env({"MINI_APP_NAME": bad})
+
+
+def test_a_private_tables_link_carries_its_invite() -> None:
+    from service.bot.links import Target, parse_payload
+
+    invite = "Ab_-0123456789abcdefgh"
+    assert parse_payload(f"table_0123456789abcdef_{invite}") == Target(
+        "table", "0123456789abcdef", invite=invite)
+    assert parse_payload("table_0123456789abcdef") == Target("table", "0123456789abcdef")
+    assert parse_payload("play") is None
+    config = BotConfig(public_url="https://x.example/app/")
+    assert config.webapp_url("t1", "a-b_c") == "https://x.example/app/?table=t1&invite=a-b_c"

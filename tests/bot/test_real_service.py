@@ -57,3 +57,23 @@ async def test_deep_link_to_a_table_the_service_does_not_know(
     fake_api.push_update(message_update("/start table_0123456789abcdef", user_id=33))
     sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "33")
     assert sent.params["text"] == say("en", texts.table_gone, "0123456789abcdef")
+
+
+async def test_a_private_tables_link_opens_it_with_its_invite(
+    fake_api: FakeBotAPI, bot_app: BotApp, service: TableService
+) -> None:
+    from service.game.settings import TableSettings
+
+    await bot_app(service, mode="polling")
+    table_id = await service.create_table(User(41, "Host"), TableSettings(ante=10), private=True)
+    invite = await service.social.issue_invite(User(41, "Host"), table_id)
+    fake_api.push_update(message_update(f"/start table_{table_id}_{invite}", user_id=42))
+    sent = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "42")
+    [[button]] = sent.params["reply_markup"]["inline_keyboard"]
+    assert button["web_app"]["url"] == f"{PUBLIC_URL}/?table={table_id}&invite={invite}"
+    assert "parse_mode" not in sent.params
+    # without the invite (or with a replaced one) the table is not confirmed to exist
+    await service.social.issue_invite(User(41, "Host"), table_id)
+    fake_api.push_update(message_update(f"/start table_{table_id}_{invite}", user_id=43))
+    gone = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "43")
+    assert gone.params["text"] == say("en", texts.table_gone, table_id)

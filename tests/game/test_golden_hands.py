@@ -50,11 +50,14 @@ bench_game = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench_game)
 
 EVENTS_DIGEST = "91890901b7ce47ae653701b599d4f952a5681786f1d591df7198953da843da43"
-STATES_DIGEST = "137b5adf9afd7afef8aa08e94af1526188aa1278c12e2be316afe120e7554ea6"
-# The states digest before `empty_since` and `closed` (2026-11-30) and `idle_close_seconds`
-# (2026-12-01) were added.
+# Changed on purpose when `TableState` gained `name` and `private` (the social table,
+# 2026-12-01): the events digest stayed the same, and with the fields taken out (below) every
+# state is the bytes recorded before.
+STATES_DIGEST = "da64b59cd37e19dad132674a84701fc083e30beb2c24bd71547783b207893f68"
+# The states digest before `empty_since` and `closed` (2026-11-30), `idle_close_seconds`
+# (2026-12-01), `name` and `private` (2026-12-01) were added.
 STATES_DIGEST_BEFORE_IDLE = "dab7835794066fd70a58d63425edf80c027f9aa6db938eaf60fb0fb41005513e"
-IDLE_FIELDS = ("empty_since", "closed", "idle_close_seconds")
+IDLE_FIELDS = ("empty_since", "closed", "idle_close_seconds", "name", "private")
 # Added for tournament tables after the digests were recorded (defaults on a cash table).
 TOURNAMENT_FIELDS = ("tournament_id", "ante_level", "pending_ante")
 V1_LOG = Path(__file__).resolve().parent / "data" / "v1_table_log.jsonl.gz"

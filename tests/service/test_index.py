@@ -62,7 +62,9 @@ async def test_the_lobby_lists_open_tables_in_pages_with_their_summary(
         "table_id": playing, "ante": 10, "max_seats": 3, "seated": 2, "seats_free": 1,
         "phase": "blind", "created_by": users[0].id, "turn_seconds": 30,
         "min_buy_in": 100, "max_buy_in": 1000, "host": users[0].name, "practice": False,
-        "bet_unit": 10, "status": "live",
+        "bet_unit": 10, "status": "live", "name": None, "host_name": users[0].name,
+        "players": [{"seat": i, "user_id": u.id, "name": u.name, "photo_url": None}
+                    for i, u in enumerate(users[:2])],
     }
     assert {(r["phase"], r["status"]) for r in rows if r["table_id"] != playing} == {
         ("waiting", "empty")}

@@ -177,7 +177,9 @@ async def test_events_and_views_are_projected(services: Factory, clock: FakeCloc
         "table_id": None, "ante": 10, "max_seats": 6, "seated": 2, "phase": "blind",
         "host": users[0].name, "practice": False, "bet_unit": 10, "min_buy_in": 100,
         "max_buy_in": 1000, "turn_seconds": 30, "seats_free": 4, "created_by": users[0].id,
-        "status": "live"}
+        "status": "live", "name": None, "host_name": users[0].name,
+        "players": [{"seat": i, "user_id": u.id, "name": u.name, "photo_url": None}
+                    for i, u in enumerate(users)]}
 
 
 async def test_concurrent_commands_stay_consistent(services: Factory, clock: FakeClock) -> None:

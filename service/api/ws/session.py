@@ -29,6 +29,7 @@ from service.api import schemas
 from service.api.auth import AuthError
 from service.api.context import CONFIG, SOCKETS, TABLES, charge, user_from_init_data
 from service.api.errors import classify
+from service.api.ws import social
 from service.api.ws.gates import GATES
 from service.api.ws.writer import Writer
 from service.tables.facade import User
@@ -96,6 +97,7 @@ class Session:
         self.feed: list[asyncio.Task[None]] = []
         self.out: Writer | None = None
         self.presence_token: str | None = None
+        self.invite: str | None = None  # a private table's, from the auth frame
 
     async def run(self) -> None:
         if not await self._authenticate():
@@ -128,6 +130,7 @@ class Session:
             if not isinstance(frame, schemas.AuthFrame):
                 raise AuthError("missing_init_data", "first frame must be auth")
             self.user = user_from_init_data(self.app, frame.init_data)
+            self.invite = frame.invite
         except (AuthError, msgspec.MsgspecError) as exc:
             reason = exc.message if isinstance(exc, AuthError) else "first frame must be auth"
             _closed_with(CLOSE_UNAUTHORIZED, self.table_id, reason)
@@ -193,8 +196,13 @@ class Session:
                 return
             await self.stop_feed()
             self._start_feed(frame.after, frame.views)
+            self.feed.append(asyncio.create_task(social.follow_chat(self, frame.chat_after)))
         elif isinstance(frame, schemas.ActionFrame):
             await self._act(frame)
+        elif isinstance(frame, schemas.ChatFrame):
+            await social.post_chat(self, frame)
+        elif isinstance(frame, schemas.AwayFrame):
+            await social.set_away(self, frame.away)
         elif isinstance(frame, schemas.PingFrame):
             await _send(self.ws, {"type": "pong"})
         else:
@@ -256,7 +264,8 @@ class Session:
     async def _follow(self, after: int, views: bool, out: Writer) -> None:
         try:
             await self.tables.watch(self.user, self.table_id, after, out, views=views,
-                                    hold_limit=max(1024, self.config.ws_queue_size))
+                                    hold_limit=max(1024, self.config.ws_queue_size),
+                                    invite=self.invite)
         except (TimeoutError, SubscriberTooSlow):
             await self._close_soon(CLOSE_TOO_SLOW, "too slow; reconnect and resume")
         except asyncio.CancelledError:

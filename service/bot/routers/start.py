@@ -47,9 +47,9 @@ async def on_start(
     if target is None or target.kind == "tournament":  # no tournaments here yet: the lobby
         await _greet(message, config)
         return
-    table_id = target.id
+    table_id, invite = target.id, target.invite
     try:
-        await tables.view(None, table_id)
+        await tables.view(None, table_id, invite)
     except ServiceError as exc:
         if exc.status == 404:
             lobby = config.webapp_url()
@@ -62,7 +62,7 @@ async def on_start(
         url = config.hand_url(table_id, target.hand)
         text, label = texts.hand_invite(table_id, target.hand), texts.watch_again_button()
     else:
-        url = config.webapp_url(table_id)
+        url = config.webapp_url(table_id, invite)
         text, label = texts.table_invite(table_id), texts.open_table_button()
     if url is None:
         await message.answer(texts.greeting_no_app())

@@ -87,7 +87,8 @@ const SETTINGS = ["struct", {
 export const EVENT_SCHEMA = {
   table_created: { table_id: ["str", REQUIRED], settings: [SETTINGS, REQUIRED],
     created_by: ["int", REQUIRED], created_at: ["float", OPTIONAL],
-    next_commitment: ["str", OPTIONAL], idle_close_seconds: ["float", OPTIONAL] },
+    next_commitment: ["str", OPTIONAL], idle_close_seconds: ["float", OPTIONAL],
+    name: ["str", OPTIONAL], private: ["bool", OPTIONAL] },
   seed_drawn: { commitment: ["str", REQUIRED], seed: ["str", REQUIRED] },
   client_seed_set: { ...PLAYER, client_seed: ["str", REQUIRED] },
   player_seated: { ...PLAYER, name: ["str", REQUIRED], buy_in: ["int", REQUIRED],

@@ -1,0 +1,51 @@
+"""A player with the table open is not called to their turn; minimising the app (the web
+app's `away` frame) or losing the socket during their turn calls them at once -- not after
+the presence's expiry, nor at the bot's next poll of the table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bot.fakeapi import FakeBotAPI
+from tests.bot.live import Live, people
+from tests.bot.test_notify import expected_ping, ping_to, pings_to
+
+pytestmark = pytest.mark.redis
+
+
+@pytest.mark.parametrize("how", ["away", "closed"])
+async def test_going_away_on_your_turn_pings_at_once(
+    live: Live, fake_api: FakeBotAPI, how: str
+) -> None:
+    ana, boris = people("en", "ru")
+    await live.start_bot(ana)
+    table = await live.table([ana, boris], turn_seconds=30)
+    token = await live.service.presence.opened(table.id, ana.id)
+    await table.until_turn_of(ana, [boris])
+    assert pings_to(fake_api, ana) == []
+    assert not await table.service.presence.watching(table.id, boris.id)
+    wanted = await expected_ping(table, "en")
+    if how == "away":
+        await live.service.presence.away(token, True)
+    else:
+        await live.service.presence.closed(token)
+    # well inside the bot's poll of 2 s: the presence change itself wakes the waiting ping
+    ping = await fake_api.wait_for("sendMessage", ping_to(ana), within=1.0)
+    assert ping.params["text"] == wanted
+    assert "parse_mode" not in ping.params  # nothing of a player's reaches HTML parsing
+    assert len(pings_to(fake_api, ana)) == 1
+
+
+async def test_back_from_away_counts_as_watching_again(live: Live, fake_api: FakeBotAPI) -> None:
+    (ana,) = people("en")
+    table = await live.table([ana], turn_seconds=30)
+    token = await live.service.presence.opened(table.id, ana.id)
+    await live.service.presence.away(token, True)
+    assert not await live.service.presence.watching(table.id, ana.id)
+    await live.service.presence.away(token, False)
+    assert await live.service.presence.watching(table.id, ana.id)
+    await live.service.presence.refresh()  # a refresh keeps it, and an away one stays out
+    assert await live.service.presence.watching(table.id, ana.id)
+    await live.service.presence.away(token, True)
+    await live.service.presence.refresh()
+    assert not await live.service.presence.watching(table.id, ana.id)
