@@ -56,7 +56,11 @@ async def play_recording(players: list[Player], table: str, hands: int,
     while time.monotonic() < deadline:
         views = await asyncio.gather(*(p.view(table) for p in players))
         for p, v in zip(players, views, strict=True):
-            seen[p.user_id][v["version"]] = v
+            # `away` is who has the table open now (presence), no part of the state at a
+            # version, so a replay of that version has none to show
+            seen[p.user_id][v["version"]] = {
+                **v, "seats": [{k: x for k, x in seat.items() if k != "away"}
+                               for seat in v["seats"]]}
         if hands_done(views[0]) >= hands:
             return seen
         for p, v in zip(players, views, strict=True):
