@@ -289,8 +289,10 @@ async def test_slow_then_black_holed_redis(
             # No pile-up: what the process holds follows the clients, not the outage.
             for phase in ("slow", "hole", "back"):
                 assert gauges.peak(phase, "svara_http_requests_in_flight") <= WORKERS + 4
+                # (up to 4 tasks per waiting request: the handler, its store call and the
+                # pool's waits; a pile-up would grow with the outage's length, not stay under)
                 assert gauges.peak(phase, "svara_asyncio_tasks") <= \
-                    idle["svara_asyncio_tasks"] + 3 * WORKERS + 20, gauges.peaks
+                    idle["svara_asyncio_tasks"] + 4 * WORKERS + 20, gauges.peaks
             assert after["svara_http_requests_in_flight"] == 0, after
             # Back within 2 s: the retried action and the timer that was due.
             assert action_back <= RECOVERY, action_back
