@@ -21,9 +21,11 @@ function select(name, options) {
   return h("select", { name }, options.map(([value, text]) => h("option", { value }, text)));
 }
 
-/** "Ana's table", "Practice table": what a table is called (never its id). */
-export function tableName({ host, practice }) {
+/** "Ana's table", "Practice table": what a table is called (never its id). `number` tells
+ * apart the house's practice tables where the lobby lists more than one. */
+export function tableName({ host, practice }, number = 0) {
   if (host) return tNodes("table.of_host", { name: who(host) });
+  if (practice && number) return [t("table.practice_n", { n: number })];
   return [practice ? t("table.practice") : t("table.open")];
 }
 
@@ -119,6 +121,10 @@ export class Lobby {
 
   tableList(tables, mine, next) {
     const ordered = [...tables].sort((a, b) => mine.has(b.table_id) - mine.has(a.table_id));
+    // Hostless practice tables would all read "Practice table": number them when there are two.
+    const house = ordered.filter((tb) => tb.practice && !tb.host);
+    this.practiceNumbers = new Map(
+      house.length > 1 ? house.map((tb, i) => [tb.table_id, i + 1]) : []);
     return h("div", { class: "panel" },
       h("h2", {}, t("lobby.tables")),
       ordered.length
@@ -133,7 +139,8 @@ export class Lobby {
     const phase = tb.phase && tb.phase !== "waiting" ? t("lobby.playing") : t("lobby.waiting");
     const row = h("li", { class: "table-row", dataset: { table: tb.table_id } },
       h("div", { class: "table-info" },
-        h("strong", { class: "table-name" }, tableName(tb)),
+        h("strong", { class: "table-name" },
+          tableName(tb, this.practiceNumbers?.get(tb.table_id) ?? 0)),
         h("div", { class: "muted" }, stakes(tb), " · ",
           t("lobby.seats", { seated: tb.seated, max: tb.max_seats }), " · ", phase),
         seated && h("span", { class: "badge mine" }, t("lobby.you_are_in"))),
