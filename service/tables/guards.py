@@ -108,3 +108,8 @@ async def existing(repo: TableRepo, table_id: object) -> Table:
     if loaded.state is None:
         raise not_found(str(table_id))
     return Table(loaded.version, loaded.state)
+
+
+async def state_of(repo: TableRepo, table_id: object) -> TableState:
+    """The table's state; 404 when the id is malformed or unused."""
+    return (await existing(repo, table_id)).state

@@ -14,6 +14,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 
 from events.store.base import EventStore
 from events.store.kv import KeyValue, key_value_of
@@ -21,6 +22,7 @@ from service.game import wallet
 from service.game.settings import TableSettings
 from service.game.state import TableState
 from service.tables import guards
+from service.tables.accounts import me_answer
 from service.tables.actions import Actions
 from service.tables.bank import Bank
 from service.tables.driver import Driver
@@ -37,7 +39,6 @@ from service.tables.profiles import (
     Profile,
     Profiles,
     block_bot,
-    effective_language,
     grant_writes,
     set_preferences,
     start_bot,
@@ -135,7 +136,8 @@ class TableService:
             reconcile_seconds=reconcile_seconds,
             also=[self.tournaments.run],
         )
-        self.social = Social(store, self.streams, self._state_of, clock)
+        self._state = partial(guards.state_of, self.repo)  # 404 for an unknown table
+        self.social = Social(store, self.streams, self._state, clock)
         self.repo.hooks.append(self.social.changed)
 
     def seed(self) -> bytes:
@@ -205,20 +207,8 @@ class TableService:
             return self._me(user, state, profile)
 
     def _me(self, user: User, state: wallet.WalletState, profile: Profile) -> JSON:
-        return {
-            "user": {"id": user.id, "name": user.name},
-            "balance": state.balance,
-            "tables": state.tables,
-            "language": effective_language(profile, user.language_code),
-            "settings": {"language": profile.language, "pings": profile.pings},
-            "can_ping": profile.reachable,  # may the bot write to them (else the app may ask)
-            # granted when the wallet is empty and its owner seated nowhere
-            # (docs/ARCHITECTURE.md, "Tables service")
-            "daily_topup": {
-                "amount": self.bank.daily_topup,
-                "next_at": wallet.next_topup_at(state, self.clock()),
-            },
-        }
+        return me_answer(user, state, profile, daily_topup=self.bank.daily_topup,
+                         now=self.clock())
 
     async def set_preferences(
         self, user: User, *, language: str | None = None, pings: bool | None = None
@@ -276,7 +266,7 @@ class TableService:
         self, user: User, table_id: str, buy_in: int, invite: str | None = None
     ) -> JSON:
         async with service_errors():
-            await self.social.may_sit(user, table_id, await self._state_of(table_id), invite)
+            await self.social.may_sit(user, table_id, await self._state(table_id), invite)
             await self.social.remember_photo(user)
             await self.seats.seat(user, table_id, buy_in)
             return await self.view(user, table_id, invite)
@@ -337,15 +327,9 @@ class TableService:
         async with service_errors():
             return await self.reads.version(table_id)
 
-    async def _state_of(self, table_id: str) -> TableState:
-        """The table's state (404 for an unknown table)."""
-        table = await guards.existing(self.repo, table_id)
-        assert table.state is not None
-        return table.state
-
     async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
         async with service_errors():
-            await self.social.may_watch(user, table_id, await self._state_of(table_id), invite)
+            await self.social.may_watch(user, table_id, await self._state(table_id), invite)
             return await self.reads.view(user, table_id)
 
     async def events(
@@ -353,7 +337,7 @@ class TableService:
     ) -> tuple[int, list[JSON]]:
         async with service_errors():
             guards.after(after)
-            await self.social.may_watch(user, table_id, await self._state_of(table_id), invite)
+            await self.social.may_watch(user, table_id, await self._state(table_id), invite)
             return await self.reads.events(user, table_id, after)
 
     async def watch(
@@ -377,9 +361,8 @@ class TableService:
             # A followed table's cached state answers without a read (a reconnect storm costs
             # the store nothing); whether it is private never changes.
             cached = self.repo.cached(table_id) if self.feeds.position(table_id) else None
-            state = cached.state if cached is not None else None
-            await self.social.may_watch(user, table_id, state or await self._state_of(table_id),
-                                        invite)
+            state = (cached and cached.state) or await self._state(table_id)
+            await self.social.may_watch(user, table_id, state, invite)
             await self.reads.watch(table_id, after, sink, views=views, hold_limit=hold_limit)
 
     async def hands(self, table_id: str, limit: int) -> list[JSON]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
+from typing import cast
 
 import fakeredis
 import msgspec
@@ -19,8 +20,10 @@ import msgspec
 from events.store.kv import RedisKeyValue
 from service.game.errors import GameError
 from service.game.settings import TableSettings
+from service.tables.chat import Chat
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.presence import Presence
+from service.tables.social import Social
 from service.tables.tournaments_service import Tournaments
 
 _encode = msgspec.json.Encoder().encode
@@ -61,9 +64,12 @@ class FakeChat:
         yield []
 
 
-class FakeSocial:
-    def __init__(self) -> None:
-        self.chat = FakeChat()
+class FakeSocial(Social):
+    """The social desk of tables with no chat and no private tables: only the quiet chat
+    feed a socket follows (the real one needs a Redis event store, which the fake has not)."""
+
+    def __init__(self) -> None:  # the real one's stores are never made
+        self.chat = cast(Chat, FakeChat())
 
 
 class FakeTables:

@@ -21,7 +21,7 @@ from service.tables.facade import JSON, ServiceError, User
 from service.tables.presence import Presence
 from service.tables.repo import TableObserver
 from service.tables.streams import Streams
-from tests.api.fake_tables import memory_key_value
+from tests.api.fake_tables import FakeSocial, memory_key_value
 
 
 class StubTables:
@@ -38,7 +38,8 @@ class StubTables:
         return (1 if table_id in self.created else 0), None
 
     async def create_table(
-        self, user: User, settings: TableSettings, *, practice_bots: int = 0
+        self, user: User, settings: TableSettings, *, practice_bots: int = 0,
+        name: str | None = None, private: bool = False,
     ) -> str:
         table_id = uuid.uuid4().hex[:12]
         self.created[table_id] = (user, settings)
@@ -97,6 +98,7 @@ class StubTables:
     list_tables = me = seat = leave = rebuy = hands = set_client_seed = act = _unused
     events = watch = audit = export = replay = transcript = my_hands = _unused
     tournaments = None  # the stub runs no tournaments
+    social = FakeSocial()  # nor chat, nor private tables
 
 
 def _typecheck(tables: StubTables) -> LiveTables:
