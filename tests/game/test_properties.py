@@ -27,7 +27,14 @@ def test_table_machine() -> None:
     """The stateful test, and what it reached: every target of tests/game/coverage.py.
     `pytest -s` shows the counts."""
     COVERAGE.counts.clear()
-    run_state_machine_as_test(TableMachine, settings=MACHINE_SETTINGS)
+    # Derandomized, the examples follow from the machine's source: an edit to it can move a
+    # rare target (an odd-chip split) past the first 100 examples. Then the same sequence runs
+    # on, to 200 and 400, which is still a fact about the code, never luck.
+    for examples in (100, 200, 400):
+        run_state_machine_as_test(
+            TableMachine, settings=settings(MACHINE_SETTINGS, max_examples=examples))
+        if not COVERAGE.missing():
+            break
     report = COVERAGE.report()
     print(f"table machine coverage (seed search: {STACKER.tries} candidate deals):\n{report}")
     assert not COVERAGE.missing(), f"not reached: {COVERAGE.missing()}\n{report}"
