@@ -12,6 +12,8 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 from events.store.base import StoreUnavailable
 from events.store.factory import open_store
@@ -19,6 +21,8 @@ from service.api.config import Config, ConfigError
 from service.tables.audit import audit_hand, export_hand
 from service.tables.facade import JSON, ServiceError
 from service.tables.streams import Streams
+
+T = TypeVar("T")
 
 
 def render(audit: JSON) -> str:
@@ -53,6 +57,21 @@ async def fetch(config: Config, table_id: str, hand: int, export: bool) -> tuple
         await store.close()
 
 
+def from_store(fetching: Callable[[Config], Coroutine[Any, Any, T]]) -> T | None:
+    """What `fetching` reads from the deployment's store, or None after saying on stderr
+    why it could not (bad configuration, an unknown table or hand, an unreachable store):
+    the audit commands' exit 2."""
+    try:
+        return asyncio.run(fetching(Config.from_env(os.environ)))
+    except ConfigError as exc:
+        print(f"svara audit: {exc}", file=sys.stderr)
+    except ServiceError as exc:
+        print(f"svara audit: {exc.message} ({exc.code})", file=sys.stderr)
+    except StoreUnavailable as exc:
+        print(f"svara audit: the store is unreachable: {exc}", file=sys.stderr)
+    return None
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--tournament"] or any(a.startswith("--tournament=") for a in argv[:1]):
         from service.tournament_audit_cli import main as tournament_main
@@ -67,18 +86,10 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 2 if exc.code else 0
-    try:
-        config = Config.from_env(os.environ)
-        audit, exported = asyncio.run(fetch(config, args.table, args.hand, bool(args.export)))
-    except ConfigError as exc:
-        print(f"svara audit: {exc}", file=sys.stderr)
+    fetched = from_store(lambda config: fetch(config, args.table, args.hand, bool(args.export)))
+    if fetched is None:
         return 2
-    except ServiceError as exc:
-        print(f"svara audit: {exc.message} ({exc.code})", file=sys.stderr)
-        return 2
-    except StoreUnavailable as exc:
-        print(f"svara audit: the store is unreachable: {exc}", file=sys.stderr)
-        return 2
+    audit, exported = fetched
     print(json.dumps(audit, indent=1) if args.json else render(audit))
     if exported is not None:
         with open(args.export, "w", encoding="utf-8") as f:

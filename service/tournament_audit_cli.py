@@ -7,16 +7,13 @@ arguments, an unknown tournament or an unreachable store."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-import os
-import sys
 import time
 
-from events.store.base import StoreUnavailable
 from events.store.factory import open_store
-from service.api.config import Config, ConfigError
-from service.tables.facade import JSON, ServiceError
+from service.api.config import Config
+from service.audit_cli import from_store
+from service.tables.facade import JSON
 from service.tables.streams import Streams
 from service.tables.tournaments import TournamentStore
 from service.tables.tournaments_audit import audit_tournament
@@ -50,17 +47,8 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return 2 if exc.code else 0
-    try:
-        config = Config.from_env(os.environ)
-        audit = asyncio.run(fetch(config, args.tournament))
-    except ConfigError as exc:
-        print(f"svara audit: {exc}", file=sys.stderr)
-        return 2
-    except ServiceError as exc:
-        print(f"svara audit: {exc.message} ({exc.code})", file=sys.stderr)
-        return 2
-    except StoreUnavailable as exc:
-        print(f"svara audit: the store is unreachable: {exc}", file=sys.stderr)
+    audit = from_store(lambda config: fetch(config, args.tournament))
+    if audit is None:
         return 2
     print(json.dumps(audit, indent=1) if args.json else render(args.tournament, audit))
     return 0 if audit["verified"] else 1
