@@ -82,8 +82,10 @@ export class MyHandsScreen {
   }
 
   row(r, view) {
-    const name = view ? tableName({ host: view.host,
-      practice: (view.seats || []).some((s) => s.user_id < 0) }) : [t("myhands.some_table")];
+    // named as the lobby names it; a table nobody sits at now (closed, say) has no host
+    const practice = (view?.seats || []).some((s) => s.user_id < 0);
+    const name = view && (view.host || practice) ? tableName({ host: view.host, practice })
+      : [t("myhands.some_table")];
     const closed = view?.phase === "closed";
     const open = () => this.app.routes.hand(r.table_id, r.hand, { from: "myhands" });
     return h("li", { class: `hand-row ${r.result}`, dataset: { table: r.table_id, hand: r.hand,
