@@ -191,7 +191,7 @@ async def test_my_hands_newest_first_across_tables_closed_too_paged_and_opening_
     listed = await page.evaluate("""[...document.querySelectorAll('#my-hands .hand-row')]
       .map((r) => [r.dataset.table, Number(r.dataset.hand), r.dataset.result,
                    r.querySelector('.hand-table').textContent,
-                   r.querySelector('.hand-where small').textContent])""")
+                   r.querySelector(".hand-about").textContent])""")
     assert [(t, n, r) for t, n, r, _, _ in listed] == [
         (h["table_id"], h["hand"], h["result"]) for h in expected]
     names = {t: (name, sub) for t, _, _, name, sub in listed}
@@ -226,7 +226,10 @@ async def test_screenshots_of_my_hands_and_a_hands_controls(
 ) -> None:
     s = setting
     for theme, scheme in ((LIGHT, "light"), (DARK, "dark")):
-        page = await ana_in_telegram(browser, s, "?screen=myhands", lang=lang, theme=theme)
+        page = await ana_in_telegram(browser, s, "", lang=lang, theme=theme)
+        await page.wait_for_selector("#my-hands-link")
+        await snap_as_is(page, shots, f"lobby-{lang}-{scheme}")
+        await page.click("#my-hands-link")
         await page.wait_for_selector("#my-hands .hand-row")
         assert await page.evaluate("document.documentElement.lang") == lang
         assert await page.evaluate("document.documentElement.scrollWidth <= innerWidth")

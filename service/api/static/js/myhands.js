@@ -88,22 +88,20 @@ export class MyHandsScreen {
       : [t("myhands.some_table")];
     const closed = view?.phase === "closed";
     const open = () => this.app.routes.hand(r.table_id, r.hand, { from: "myhands" });
+    const about = [view?.settings ? stakes({ ante: view.settings.ante,
+      bet_unit: view.settings.bet_unit }) : null, closed ? t("myhands.closed") : null];
     return h("li", { class: `hand-row ${r.result}`, dataset: { table: r.table_id, hand: r.hand,
       result: r.result } },
     h("button", { type: "button", class: "hand-open", onclick: open },
       h("span", { class: "hand-where" },
         h("strong", { class: "hand-table" }, name),
-        h("small", { class: "muted" }, [
-          view?.settings ? stakes({ ante: view.settings.ante, bet_unit: view.settings.bet_unit })
-            : null,
-          closed ? t("myhands.closed") : null].filter(Boolean).join(" · "))),
-      h("span", { class: "hand-what" },
-        h("span", {}, t("result.hand", { number: r.hand })),
-        h("small", { class: "muted hand-time" }, when(r.settled_at))),
+        h("small", { class: "hand-what" }, t("result.hand", { number: r.hand }), " · ",
+          h("span", { class: "hand-time" }, when(r.settled_at))),
+        h("small", { class: "muted hand-about" }, about.filter(Boolean).join(" · "))),
       h("span", { class: "hand-money" },
         h("strong", { class: `hand-net ${r.won > 0 ? "plus" : r.won < 0 ? "minus" : ""}` },
           net(r.won)),
-        h("small", { class: "muted" }, t(RESULTS[r.result] ?? "myhands.result.lost"), " · ",
-          t("felt.pot"), " ", num(r.pot)))));
+        h("small", { class: "muted" }, t(RESULTS[r.result] ?? "myhands.result.lost")),
+        h("small", { class: "muted" }, t("felt.pot"), " ", num(r.pot)))));
   }
 }
