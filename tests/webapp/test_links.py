@@ -1,9 +1,10 @@
-"""Links into the web app (docs/WEBAPP.md, "Links"): js/links.js's strict reading of every
-start_param and query form; a hand's link opening that hand through Telegram's launch
-parameters (Telegram's own script, tests/webapp/telegram.py); a private table's link whose
-invite reaches the view and the seat; malformed links giving the lobby and a message in the
-player's language (en, ru) and nothing of theirs on the page. In a plain browser: a hand's
-link, sharing it without Telegram (the clipboard) and saving its transcript.
+"""Links into the web app (docs/WEBAPP.md, "Links, sharing and downloads"): js/links.js's
+strict reading of every start_param and query form; a hand's link opening that hand through
+Telegram's launch parameters (Telegram's own script, tests/webapp/telegram.py); a private
+table's link whose invite reaches the view and the seat; malformed links giving the lobby
+and a message in the player's language (en, ru) and nothing of theirs on the page. In a
+plain browser: a hand's link, sharing it without Telegram (the clipboard) and saving its
+transcript.
 """
 
 from __future__ import annotations

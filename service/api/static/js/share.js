@@ -1,9 +1,10 @@
-// Sharing a settled hand (docs/API.md, "Sharing"). The server stores a card with Telegram
-// (`POST /api/share`: a prepared message with a Watch button to the hand's link); inside
-// Telegram from Bot API 8.0 the client's own share sheet sends it (`shareMessage`). An older
-// client, or a server without a bot (it answers 503 with `fallback_url` all the same), gets
-// Telegram's share-a-link sheet (`openTelegramLink` with t.me/share/url). A plain browser
-// shares the link itself: the system's share sheet, else the clipboard.
+// Sharing a settled hand (docs/WEBAPP.md, "Links, sharing and downloads"). The server
+// stores a card with Telegram (`POST /api/share`: a prepared message with a Watch button to
+// the hand's link); inside Telegram from Bot API 8.0 the client's own share sheet sends it
+// (`shareMessage`). An older client, or a server without a bot (it answers 503 with
+// `fallback_url` all the same), gets Telegram's share-a-link sheet (`openTelegramLink` with
+// t.me/share/url). A plain browser shares the link itself: the system's share sheet, else
+// the clipboard.
 import { h, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
