@@ -33,7 +33,7 @@ async def serving_with_bot(log: Path, **env: str) -> AsyncIterator[tuple[Server,
                                  "TELEGRAM_API_URL": api.url, "PUBLIC_URL": PUBLIC_URL,
                                  "MINI_APP_NAME": APP, **env})
     try:
-        srv.wait_ready(60)  # a cold start on a busy machine compiles and imports for a while
+        srv.wait_ready()
         yield srv, api
     finally:
         srv.stop()
