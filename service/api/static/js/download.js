@@ -28,8 +28,9 @@ function saveText(text, name, type) {
 }
 
 /** Save file `kind` ("export" or "transcript") of a settled hand; `text`: the file's text
- *  when the page has it already. Resolves to "telegram" (Telegram saves it), "link" (an
- *  older Telegram opens the link), "page" or "failed". */
+ *  when the page has it already. Resolves to "telegram" (Telegram saves it), "busy" (its
+ *  prompt for another file is still open), "link" (an older Telegram opens the link),
+ *  "page" or "failed". */
 export async function saveHandFile(app, tableId, hand, kind, text = null) {
   const tg = telegramApp();
   try {
@@ -38,8 +39,12 @@ export async function saveHandFile(app, tableId, hand, kind, text = null) {
       const url = links[`${kind}_url`];
       if (typeof url === "string" && url.startsWith("https://")) {
         if (versionAtLeast("8.0") && tg.downloadFile) {
-          tg.downloadFile({ url, file_name: links.file_names[kind] });
-          return "telegram";
+          try {
+            tg.downloadFile({ url, file_name: links.file_names[kind] });
+            return "telegram";
+          } catch {
+            return "busy"; // Telegram's own download prompt is still open: it is on its way
+          }
         }
         if (tg.openLink) {
           tg.openLink(url); // the browser saves it: the answer is an attachment

@@ -2,7 +2,7 @@
 // newest first, a page at a time (`GET /api/me/hands`, "Load more" follows its cursor).
 // Each row: the table by its name (its view, asked once per table), the hand's number and
 // time, the pot, what the player won or lost (net) and how it ended; a tap opens the hand.
-import { h, replace } from "./dom.js";
+import { h, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { language, num, t } from "./i18n.js";
 import { stakes, tableName } from "./lobby.js";
@@ -47,7 +47,13 @@ export class MyHandsScreen {
     try {
       page = await this.app.api.myHands(this.next, PAGE);
     } catch (err) {
-      if (!this.gone) replace(this.root, h("p", { class: "panel", id: "myhands-error" }, errorText(err)));
+      if (this.gone) return;
+      if (this.hands.length) {
+        toast(errorText(err)); // the rows stay; "Load more" may be tapped again
+        await this.render();
+      } else {
+        replace(this.root, h("p", { class: "panel", id: "myhands-error" }, errorText(err)));
+      }
       return;
     }
     const fresh = page.hands || [];

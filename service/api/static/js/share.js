@@ -45,10 +45,12 @@ async function share(app, body) {
   const tg = telegramApp();
   if (tg) {
     if (answer?.prepared_message_id && versionAtLeast("8.0") && tg.shareMessage) {
-      tg.shareMessage(answer.prepared_message_id, (sent) => {
-        if (sent) toast(t("share.sent"), "info");
-      });
-      return "prepared";
+      try {
+        tg.shareMessage(answer.prepared_message_id, (sent) => {
+          if (sent) toast(t("share.sent"), "info");
+        });
+        return "prepared";
+      } catch { /* its sheet is open already (a second tap): the link's sheet instead */ }
     }
     if (isTelegramLink(fallback) && tg.openTelegramLink) {
       tg.openTelegramLink(fallback);
