@@ -16,8 +16,9 @@ const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, resumeCheckMs: 1000,
   ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
-  constructor({ tableId, initData, after, onEvent, onLive, onFatal }) {
+  constructor({ tableId, initData, after, onEvent, onLive, onFatal, invite = null }) {
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link
     this.initData = initData;
     this.after = after;
     this.onEvent = onEvent;
@@ -113,7 +114,9 @@ export class TableSocket {
     this.ws = ws;
     this.open = false;
     connection.socketState("connecting");
-    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
+    ws.onopen = () => ws.send(JSON.stringify(this.invite
+      ? { type: "auth", init_data: this.initData(), invite: this.invite }
+      : { type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
       if (this.ws !== ws || this.stopped) return;

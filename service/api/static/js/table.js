@@ -27,9 +27,10 @@ import { closingConfirmation } from "./telegram.js";
 const RECENT = 3; // seconds: older events (a catch-up) make no sound and fly no chips
 
 export class TableScreen {
-  constructor(app, tableId) {
+  constructor(app, tableId, { invite = null } = {}) {
     this.app = app;
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link: to watch it and sit down
     this.view = null;
     this.result = null; // the last settled hand, in GET /hands's shape
     this.log = null; // what the events said of the hand being played: {number, showdowns, ...}
@@ -58,7 +59,7 @@ export class TableScreen {
     document.body.append(this.fx);
     replace(this.root, h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     try {
-      this.view = await this.app.api.view(this.tableId);
+      this.view = await this.app.api.view(this.tableId, this.invite);
     } catch (err) {
       replace(this.root, h("div", { class: "panel" }, h("p", {}, errorText(err)),
         h("button", { type: "button", onclick: () => this.app.openLobby() }, t("table.to_lobby"))));
@@ -70,6 +71,7 @@ export class TableScreen {
     this.loadLastResult();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
+      invite: this.invite,
       onEvent: (event, view) => this.onEvent(event, view),
       onLive: () => this.outbox.resend(),
       onFatal: (why) => this.socketRefused(why),
@@ -206,7 +208,7 @@ export class TableScreen {
       do {
         this.again = false;
         try {
-          this.show(await this.app.api.view(this.tableId));
+          this.show(await this.app.api.view(this.tableId, this.invite));
         } catch (err) {
           if (err.code !== "network") toast(errorText(err));
         }
@@ -266,7 +268,8 @@ export class TableScreen {
       dealKey: hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null,
       onInfo: () => this.openInfo(),
       onLeave: () => this.leave(),
-      onAudit: () => this.app.openAudit(this.tableId, this.result.number),
+      onAudit: () => this.app.routes.hand(this.tableId, this.result.number, { from: "table" }),
+      onShare: () => this.app.shareHand(this.tableId, this.result.number),
       onHistory: () => this.app.openHistory(this.tableId),
     }), actionBar(this, v, me), this.sheet);
     closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));
