@@ -104,6 +104,8 @@ export class TableChat {
       if (shown && shown.until > Date.now() && !isMuted(shown.message.user_id)
           && shown.message.user_id === s.user_id) {
         const b = bubble(shown.message);
+        // above the seat, or below one in the felt's upper half (clear of the tools)
+        if (b && parseFloat(el.style.top) < 45) b.classList.add("below");
         if (b) el.append(b);
       }
       const away = s.user_id > 0 && s.seat !== me
