@@ -1,4 +1,4 @@
-// The table's quick chat and who is away (docs/WEBAPP.md, "Quick chat"): the messages the
+// The table's quick chat and who is away (described in docs/WEBAPP.md): the messages the
 // socket brings (each once: socket.js resumes by `chat_after` and drops seqs already seen),
 // a bubble over the sender's seat for a few seconds, the log of the last ones, muting
 // (mutes.js), sending over POST (a 429's `retry_after` turns the buttons off until then),
