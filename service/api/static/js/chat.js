@@ -50,12 +50,13 @@ export class TableChat {
     if (isMuted(message.user_id)) return;
     const screen = this.screen;
     const age = Date.now() / 1000 - (screen.skew ?? screen.app.api.clockAhead ?? 0) - message.at;
-    if (message.seat !== null && message.seat !== undefined && age < FRESH) {
+    const fresh = age < FRESH;
+    if (message.seat !== null && message.seat !== undefined && fresh) {
       const ms = message.reaction ? SHOW_MS.reaction : SHOW_MS.phrase;
       this.bubbles.set(message.seat, { message, until: Date.now() + ms });
       this.schedule();
     }
-    if (message.user_id !== me && this.open !== "log") this.unread += 1;
+    if (fresh && message.user_id !== me && this.open !== "log") this.unread += 1;
     if (this.open) this.show(this.open);
     else this.paint();
   }
