@@ -10,7 +10,9 @@ notes racing in from two replicas still end in the state the store holds last.
 
 Notes from one process are written in batches (while one batch is in the store the next one
 gathers, and a player noted twice in a batch is written once), so a reconnect storm costs a
-handful of round trips per table, not one per socket.
+handful of round trips per table, not one per socket. The reads a note (or a resume) sets
+off are shared by this process's sockets of the table that ask the same thing at once: one
+read per table and note, not one per socket.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from events.store.connection import Health
 from events.store.entries import to_events
 from events.store.keys import keys_for
 from service.game.state import TableState
-from service.tables.facade import JSON, PresenceBook
+from service.tables.facade import JSON, PresenceBook, User
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,8 @@ return seq
 """
 
 Load = Callable[[str], Awaitable[TableState]]
+# May `user` watch the table (with `invite`)? Raises the 404 a stranger to a private one gets.
+MayWatch = Callable[[User | None, str, TableState, str | None], Awaitable[None]]
 
 
 def away_key(stream: str) -> str:
@@ -55,7 +59,8 @@ def away_key(stream: str) -> str:
 class AwayFeed:
     def __init__(self, client: Redis | RedisCluster, health: Health | None,
                  presence: PresenceBook, load: Load, table_stream: Callable[[str], str],
-                 follow_key: Callable[..., Any], clock: Callable[[], float]) -> None:
+                 follow_key: Callable[..., Any], clock: Callable[[], float],
+                 may_watch: MayWatch) -> None:
         self._client: Any = client
         self._health = health if health is not None else Health()
         self._note = client.register_script(_NOTE)
@@ -64,8 +69,11 @@ class AwayFeed:
         self._table = table_stream
         self._follow_key = follow_key
         self._clock = clock
+        self._may_watch = may_watch
         self._pending: set[tuple[str, int]] = set()
         self._writer: asyncio.Task[None] | None = None
+        # (table, seq, users) -> the read of their state, shared while it runs and a moment on
+        self._reads: dict[tuple[str, int, frozenset[int] | None], asyncio.Task[list[JSON]]] = {}
 
     def changed(self, table_id: str, user_id: int) -> None:
         """A `Presence` listener: `user_id`'s presence at `table_id` changed (in the store)."""
@@ -107,18 +115,43 @@ class AwayFeed:
                 for (u, seat), watching in zip(seated, found, strict=True)
                 if not isinstance(watching, BaseException)]
 
-    async def follow(self, table_id: str) -> AsyncIterator[list[JSON]]:
-        """Every seated player's `away` now, then each change, as batches (the caller has
-        been let watch the table); runs until the consumer stops."""
+    async def _shared(self, table_id: str, seq: int,
+                      users: frozenset[int] | None) -> list[JSON]:
+        """`_state_of` the users (None: everyone seated) as of note `seq`, one read for the
+        process's sockets that ask at once (a read after the note is all each needs)."""
+        key = (table_id, seq, users)
+        task = self._reads.get(key)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._read_state(table_id, users))
+            self._reads[key] = task
+            task.add_done_callback(lambda done: self._forget(key, done))
+        return await asyncio.shield(task)
+
+    async def _read_state(self, table_id: str, users: frozenset[int] | None) -> list[JSON]:
+        if users is None:
+            state = await self._load(table_id)
+            return await self._state_of(table_id, [s.user_id for s in state.seats if s])
+        return await self._state_of(table_id, sorted(users))
+
+    def _forget(self, key: tuple[str, int, frozenset[int] | None],
+                done: asyncio.Task[list[JSON]]) -> None:
+        if not done.cancelled():
+            done.exception()  # each waiter raises it; none left is no "never retrieved"
+        asyncio.get_running_loop().call_later(0.5, self._reads.pop, key, None)
+
+    async def follow(self, user: User | None, table_id: str,
+                     invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        """Every seated player's `away` now, then each change, as batches, to whoever may
+        watch the table (404 for anyone else); runs until the consumer stops."""
+        await self._may_watch(user, table_id, await self._load(table_id), invite)
         key = away_key(self._table(table_id))
         after = await self._seq(key)  # notes from here on, read after the snapshot below
-        state = await self._load(table_id)
-        yield await self._state_of(table_id, [s.user_id for s in state.seats if s is not None])
+        yield await self._shared(table_id, after, None)
         follow = self._follow_key(key, self._read, after)
         try:
             async for batch in follow:
-                users = sorted({int(e.data) for e in batch})
-                found = await self._state_of(table_id, users)
+                users = frozenset(int(e.data) for e in batch)
+                found = await self._shared(table_id, batch[-1].version, users)
                 if found:
                     yield found
         finally:

@@ -50,7 +50,8 @@ class Social:
         self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
                          getattr(store, "follow_key"))  # noqa: B009
         self.away = AwayFeed(client, health, presence, load, streams.table,
-                             getattr(store, "follow_key"), clock)  # noqa: B009
+                             getattr(store, "follow_key"), clock,  # noqa: B009
+                             self.may_watch)
         presence.changes.append(self.away.changed)
 
     async def may_watch(self, user: User | None, table_id: str, state: TableState,

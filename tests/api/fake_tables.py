@@ -68,7 +68,8 @@ class FakeChat:
 class FakeAway:
     """Nor who is away: a socket's away feed waits quietly too."""
 
-    async def follow(self, table_id: str) -> AsyncIterator[list[JSON]]:
+    async def follow(self, user: User | None, table_id: str,
+                     invite: str | None = None) -> AsyncIterator[list[JSON]]:
         await asyncio.Event().wait()
         yield []
 

@@ -105,3 +105,29 @@ async def test_a_spectator_hears_the_seated_players_only(servers: tuple[Client, 
                     break
     for ws in (player, spectator, other):
         await ws.close()
+
+
+async def test_a_stranger_to_a_private_table_hears_nothing_of_who_is_away(
+    servers: tuple[Client, Client],
+) -> None:
+    a, b = servers
+    host, stranger = user_ids(2)
+    resp = await a.post("/api/tables", json={"ante": 10, "private": True}, headers=auth(host))
+    body = await resp.json()
+    table = str(body["table_id"])
+    resp = await a.post(f"/api/tables/{table}/seat",
+                        json={"buy_in": 100, "invite": body["invite"]}, headers=auth(host))
+    assert resp.status == 200, await resp.text()
+    player = await socket(a, table, host)
+    ws = await b.ws_connect(f"/api/tables/{table}/ws")
+    await ws.send_json({"type": "auth", "init_data": sign_init_data(
+        TOKEN, user_id=stranger, name="stranger")})
+    frames: list[dict[str, Any]] = []
+    async with asyncio.timeout(5):
+        while (msg := await ws.receive()).type == aiohttp.WSMsgType.TEXT:
+            frames.append(json.loads(msg.data))
+            if frames[-1]["type"] == "ready":
+                await ws.send_json({"type": "resume", "after": 0})
+    assert ws.close_code == 4404
+    assert [f for f in frames if f["type"] == "away"] == []
+    await player.close()

@@ -22,6 +22,7 @@ from aiohttp import WSMsgType
 from service.api import schemas
 from service.api.context import charge
 from service.api.errors import classify
+from service.tables.facade import ServiceError
 
 if TYPE_CHECKING:
     from service.api.ws.session import Session
@@ -58,11 +59,15 @@ async def follow_away(session: Session) -> None:
     """Send who is away at the table until cancelled (a failure ends only this feed: the
     GET view still says it)."""
     try:
-        async for batch in session.tables.social.away.follow(session.table_id):
+        async for batch in session.tables.social.away.follow(
+            session.user, session.table_id, session.invite
+        ):
             for seat in batch:
                 await session.ws.send_frame(_encode({"type": "away", **seat}), WSMsgType.TEXT)
     except asyncio.CancelledError:
         raise
+    except ServiceError:  # not theirs to watch: the event feed closes the socket with 4404
+        return
     except Exception:
         log.warning("away feed failed at %s", session.table_id, exc_info=True)
 
