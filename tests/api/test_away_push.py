@@ -16,6 +16,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
+from service.api.context import TABLES
+from service.tables.facade import ServiceError, User
 from tests.api.conftest import TOKEN, auth
 from tests.api.game import user_ids
 
@@ -130,4 +132,10 @@ async def test_a_stranger_to_a_private_table_hears_nothing_of_who_is_away(
                 await ws.send_json({"type": "resume", "after": 0})
     assert ws.close_code == 4404
     assert [f for f in frames if f["type"] == "away"] == []
+    # the feed itself refuses, however soon the socket's close comes
+    feed = b.server.app[TABLES].social.away.follow(
+        User(stranger, "stranger"), table, None)
+    with pytest.raises(ServiceError) as refused:
+        await anext(feed)
+    assert refused.value.status == 404
     await player.close()
