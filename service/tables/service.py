@@ -137,7 +137,7 @@ class TableService:
             also=[self.tournaments.run],
         )
         self._state = partial(guards.state_of, self.repo)  # 404 for an unknown table
-        self.social = Social(store, self.streams, self._state, clock)
+        self.social = Social(store, self.streams, self._state, clock, self.presence)
         self.repo.hooks.append(self.social.changed)
 
     def seed(self) -> bytes:

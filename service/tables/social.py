@@ -13,9 +13,11 @@ from events.store.base import EventStore
 from events.store.kv import key_value_of
 from service.game.names import table_name
 from service.game.state import TableState
+from service.tables.away_feed import AwayFeed
 from service.tables.chat import Chat
 from service.tables.chat_stream import ChatStream
 from service.tables.facade import JSON, PresenceBook, ServiceError, User
+from service.tables.presence import Presence
 from service.tables.private import Invites, refused
 from service.tables.streams import Streams
 
@@ -37,7 +39,7 @@ def checked_name(name: str | None) -> str:
 class Social:
     def __init__(self, store: EventStore, streams: Streams,
                  load: Callable[[str], Awaitable[TableState]],
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], presence: Presence) -> None:
         client = getattr(store, "client")  # noqa: B009 - every store is a RedisEventStore
         health = getattr(store, "health", None)
         self.streams = streams
@@ -47,6 +49,10 @@ class Social:
         self.invites = Invites(client, health)
         self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
                          getattr(store, "follow_key"))  # noqa: B009
+        self.away = AwayFeed(client, health, presence, load, streams.table,
+                             getattr(store, "follow_key"), clock,  # noqa: B009
+                             self.may_watch)
+        presence.changes.append(self.away.changed)
 
     async def may_watch(self, user: User | None, table_id: str, state: TableState,
                         invite: str | None) -> None:

@@ -20,6 +20,7 @@ import msgspec
 from events.store.kv import RedisKeyValue
 from service.game.errors import GameError
 from service.game.settings import TableSettings
+from service.tables.away_feed import AwayFeed
 from service.tables.chat import Chat
 from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
 from service.tables.presence import Presence
@@ -64,12 +65,22 @@ class FakeChat:
         yield []
 
 
+class FakeAway:
+    """Nor who is away: a socket's away feed waits quietly too."""
+
+    async def follow(self, user: User | None, table_id: str,
+                     invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        await asyncio.Event().wait()
+        yield []
+
+
 class FakeSocial(Social):
     """The social desk of tables with no chat and no private tables: only the quiet chat
     feed a socket follows (the real one needs a Redis event store, which the fake has not)."""
 
     def __init__(self) -> None:  # the real one's stores are never made
         self.chat = cast(Chat, FakeChat())
+        self.away = cast(AwayFeed, FakeAway())
 
 
 class FakeTables:

@@ -197,6 +197,7 @@ class Session:
             await self.stop_feed()
             self._start_feed(frame.after, frame.views)
             self.feed.append(asyncio.create_task(social.follow_chat(self, frame.chat_after)))
+            self.feed.append(asyncio.create_task(social.follow_away(self)))
         elif isinstance(frame, schemas.ActionFrame):
             await self._act(frame)
         elif isinstance(frame, schemas.ChatFrame):

@@ -85,7 +85,8 @@ class App {
     connection.update();
     if (initData || insideTelegram()) {
       if (this.webApp) {
-        setupTelegram(this.webApp, { onBack: () => this.goBack(), onResume: () => this.resume() });
+        setupTelegram(this.webApp, { onBack: () => this.goBack(), onResume: () => this.resume(),
+          onPause: () => this.pause() });
       }
       if (!initData) {
         this.fatal(t("error.no_telegram_login"));
@@ -277,6 +278,11 @@ class App {
     this.current?.resume?.();
   }
 
+  /** Into the background (Telegram's "deactivated", or the tab hidden). */
+  pause() {
+    this.current?.pause?.();
+  }
+
   unmount() {
     if (this.current && this.current.unmount) this.current.unmount();
     this.current = null;
@@ -306,5 +312,8 @@ class App {
 
 const app = new App();
 window.svara = app; // handy in the browser console (and the tests)
-document.addEventListener("visibilitychange", () => { if (!document.hidden) app.resume(); });
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) app.pause();
+  else app.resume();
+});
 app.start().catch((err) => toast(String(err)));

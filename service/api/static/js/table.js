@@ -9,6 +9,7 @@
 // it are drawn by tablepage.js.
 import { h, replace, toast } from "./dom.js";
 import { actionBar, mySeat, paintBar, sizeBar } from "./bar.js";
+import { TableChat } from "./chat.js";
 import { feel } from "./effects.js";
 import { errorText } from "./errors.js";
 import { logEvent, partialLog, settledResult, startLog } from "./handlog.js";
@@ -52,6 +53,7 @@ export class TableScreen {
     this.refreshing = null;
     this.again = false;
     this.unlisten = null;
+    this.chat = new TableChat(this);
   }
 
   async mount(screen) {
@@ -75,7 +77,10 @@ export class TableScreen {
       onEvent: (event, view) => this.onEvent(event, view),
       onLive: () => this.outbox.resend(),
       onFatal: (why) => this.socketRefused(why),
+      onChat: (message) => this.chat.receive(message),
+      onAway: (frame) => this.chat.awayFrame(frame),
     }).start();
+    this.chat.load();
     this.unlisten = connection.listen((state) => {
       if (state !== "offline") this.outbox.resend();
       this.paintBar();
@@ -89,6 +94,7 @@ export class TableScreen {
     clearTimeout(this.viewTimer);
     this.outbox.stop();
     if (this.socket) this.socket.stop();
+    this.chat.stop();
     if (this.unlisten) this.unlisten();
     this.fx.remove();
     closingConfirmation(false);
@@ -96,8 +102,14 @@ export class TableScreen {
 
   /** Back from the background: fetch the view now (the socket catches up meanwhile). */
   resume() {
+    this.socket?.setAway(false);
     this.socket?.wake();
     this.refresh();
+  }
+
+  /** Minimised (Telegram's "deactivated", the tab hidden): the others see us away. */
+  pause() {
+    this.socket?.setAway(true);
   }
 
   /** The feed refused our initData: in dev mode renew it (any API call does) and go on. */
@@ -276,6 +288,7 @@ export class TableScreen {
     this.tick();
     if (focused) this.root.querySelector(`input[data-amount="${focused}"]`)?.focus();
     sizeBar(this.root);
+    this.chat.paint();
   }
 
   /** The commitment behind the felt's info button: what it is and how to check it. */
