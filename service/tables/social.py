@@ -69,6 +69,27 @@ class Social:
             raise refused(table_id)
         return await self.invites.issue(self.streams.table(table_id))
 
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        """A private table's view with its current `invite`, for its creator only: the host
+        shares the table's link from any device, without making a new one."""
+        if answer.get("private") and user is not None and user.id == answer.get("created_by"):
+            invite = await self.invites.current(self.streams.table(str(answer["table_id"])))
+            if invite is not None:
+                answer = {**answer, "invite": invite}
+        return answer
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        """The invite a shared card of a private table links with: the current one, for its
+        host or for whoever holds it; a guest whose link was replaced hears 404
+        `invite_revoked` (they may watch, but not hand out a new link)."""
+        stream = self.streams.table(table_id)
+        current = await self.invites.current(stream)
+        state = await self._load(table_id)
+        if current is not None and (user.id == state.created_by
+                                    or await self.invites.valid(stream, given)):
+            return current
+        raise refused(table_id, revoked=True)
+
     async def remember_photo(self, user: User) -> None:
         """Keep the player's photo link beside their profile (for the lobby's rows)."""
         if user.photo_url:
