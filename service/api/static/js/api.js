@@ -24,6 +24,7 @@ export class Api {
     this.onRefused = onRefused;
     this.refusal = null; // the ApiError that refused this initData, once one did
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
+    this.invites = new Map(); // table id → the private table's invite from its link
   }
 
   /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
@@ -83,8 +84,27 @@ export class Api {
     return this.request("GET", `/api/tables${query}`);
   }
   createTable(settings) { return this.request("POST", "/api/tables", settings); }
-  view(id) { return this.request("GET", path(id)); }
-  seat(id, buyIn) { return this.request("POST", `${path(id)}/seat`, { buy_in: buyIn }); }
+  /** `?invite=` for a private table opened from its link (seated players need none). */
+  inviteQuery(id) {
+    const invite = this.invites.get(id);
+    return invite ? `?invite=${encodeURIComponent(invite)}` : "";
+  }
+  view(id) { return this.request("GET", `${path(id)}${this.inviteQuery(id)}`); }
+  seat(id, buyIn) {
+    const body = { buy_in: buyIn };
+    if (this.invites.has(id)) body.invite = this.invites.get(id);
+    return this.request("POST", `${path(id)}/seat`, body);
+  }
+  /** A private table's new invite (its host only): the old link stops working. */
+  renewInvite(id) { return this.request("POST", `${path(id)}/invite`); }
+  /** A table's card prepared by the bot for shareMessage (503 `bot_unavailable` without a
+   *  bot: the error's body still has `fallback_url`). */
+  share(id) {
+    const body = { kind: "table", table_id: id };
+    if (this.invites.has(id)) body.invite = this.invites.get(id);
+    return this.request("POST", "/api/share", body);
+  }
+  writeAccess(allowed) { return this.request("POST", "/api/me/write-access", { allowed }); }
   rebuy(id, buyIn) { return this.request("POST", `${path(id)}/rebuy`, { buy_in: buyIn }); }
   leave(id) { return this.request("POST", `${path(id)}/leave`); }
   hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }

@@ -11,8 +11,9 @@ import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
   devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
-  requestedTable, telegramInitData,
+  requestedInvite, requestedTable, telegramInitData,
 } from "./auth.js";
+import { askWriteAccess } from "./access.js";
 import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
@@ -80,7 +81,7 @@ class App {
       }
       this.api = new Api(initData, null, (err) => this.refused(err));
       await this.loadMe();
-      if (!this.refusal) this.route(requestedTable(this.webApp));
+      if (!this.refusal) this.route(this.linked());
       return;
     }
     this.dev = true;
@@ -166,7 +167,21 @@ class App {
     this.devName = user.name;
     await this.loadMe();
     if (switching) this.open("");
-    else this.route(requestedTable(null));
+    else this.route(this.linked());
+  }
+
+  /** The table the app was opened for, with a private table's invite from the link kept
+   *  for that table's requests. */
+  linked() {
+    const table = requestedTable(this.webApp);
+    const invite = requestedInvite(this.webApp);
+    if (table && invite) this.api.invites.set(table, invite);
+    return table;
+  }
+
+  /** The player just sat down: the moment to ask once whether the bot may write to them. */
+  seated() {
+    askWriteAccess(this).catch(() => {});
   }
 
   /** The server refused the initData Telegram gave us: say so until the app is closed. */
@@ -207,8 +222,17 @@ class App {
     this.route();
   }
 
-  openTable(id) { this.open(`?table=${encodeURIComponent(id)}`); }
+  /** `{invite: true}`: open the table's invite sheet once it is drawn (a new private table). */
+  openTable(id, { invite = false } = {}) {
+    this.inviteFor = invite ? id : null;
+    this.open(`?table=${encodeURIComponent(id)}`);
+  }
   openLobby() { this.open(""); }
+  /** The lobby in place of this page (a link that led nowhere): "back" does not return. */
+  toLobby() {
+    history.replaceState(null, "", `${location.pathname}${location.hash}`);
+    this.route(null);
+  }
   openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
   openAudit(id, hand) {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);

@@ -16,9 +16,11 @@ const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, resumeCheckMs: 1000,
   ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
-  constructor({ tableId, initData, after, onEvent, onLive, onFatal }) {
+  /** `invite()`: a private table's invite from its link, for a viewer not seated there. */
+  constructor({ tableId, initData, invite = () => null, after, onEvent, onLive, onFatal }) {
     this.tableId = tableId;
     this.initData = initData;
+    this.invite = invite;
     this.after = after;
     this.onEvent = onEvent;
     this.onLive = onLive || (() => {});
@@ -113,7 +115,11 @@ export class TableSocket {
     this.ws = ws;
     this.open = false;
     connection.socketState("connecting");
-    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
+    ws.onopen = () => {
+      const auth = { type: "auth", init_data: this.initData() };
+      if (this.invite()) auth.invite = this.invite();
+      ws.send(JSON.stringify(auth));
+    };
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
       if (this.ws !== ws || this.stopped) return;
