@@ -1,7 +1,7 @@
 // Who sits at a lobby table: a row of small faces (the Telegram photo a player's signed
 // initData gave, else their initials on a colour of their own) and their names.
 import { h, who } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 const SHOWN = 4; // faces in a row; the rest are "+n"
 
@@ -39,8 +39,12 @@ export function playersLine(players) {
   const list = [...(players || [])].sort((a, b) => a.seat - b.seat);
   if (!list.length) return null;
   const more = list.length - SHOWN;
-  const names = list.slice(0, SHOWN).map((p) => who(p.name));
-  const joined = names.flatMap((name, i) => (i ? [", ", name] : [name]));
+  const shown = list.slice(0, SHOWN);
+  // "Ana, Boris and Cleo" as the language lists names, each name its own isolated text.
+  const parts = new Intl.ListFormat(language(), { type: more > 0 ? "unit" : "conjunction" })
+    .formatToParts(shown.map((p) => p.name));
+  let next = 0;
+  const joined = parts.map((part) => (part.type === "element" ? who(shown[next++].name) : part.value));
   return h("div", { class: "players" },
     h("span", { class: "faces", "aria-hidden": "true" }, list.slice(0, SHOWN).map(avatar)),
     h("span", { class: "player-names" }, joined,

@@ -209,7 +209,7 @@ export class Lobby {
       onclick: () => { ante.value = v; paintBuyIn(); } }, num(v))));
     ante.addEventListener("input", paintBuyIn);
     const nameError = h("p", { class: "field-error", id: "name-error", role: "alert", hidden: true });
-    const name = h("input", { name: "name", maxlength: 64, autocomplete: "off", dir: "auto",
+    const name = h("input", { name: "table_name", maxlength: 64, autocomplete: "off", dir: "auto",
       placeholder: t("create.name_placeholder"), "aria-describedby": "name-error",
       oninput: () => { nameError.hidden = true; } });
     const friends = h("label", { class: "toggle", dataset: { field: "private" } },
@@ -262,11 +262,11 @@ export class Lobby {
       const data = new FormData(form);
       const settings = {};
       for (const [key, raw] of data.entries()) {
-        if (raw === "" || ["buy_in", "name", "private"].includes(key)) continue;
+        if (raw === "" || ["buy_in", "table_name", "private"].includes(key)) continue;
         settings[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
       }
       // The server counts characters (code points) after trimming, as Array.from does.
-      const name = String(data.get("name") || "").trim();
+      const name = String(data.get("table_name") || "").trim();
       if (Array.from(name).length > 32) {
         form.nameError(t("create.name_long"));
         return;
