@@ -80,15 +80,17 @@ class Social:
 
     async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
         """The invite a shared card of a private table links with: the current one, for its
-        host or for whoever holds it; a guest whose link was replaced hears 404
-        `invite_revoked` (they may watch, but not hand out a new link)."""
+        host, a player seated there, or whoever holds it. A guest who left after the host
+        replaced their link hears 404 `invite_revoked`: they may still watch, but not hand
+        out the new link."""
         stream = self.streams.table(table_id)
         current = await self.invites.current(stream)
         state = await self._load(table_id)
         if current is not None and (user.id == state.created_by
+                                    or state.seat_of(user.id) is not None
                                     or await self.invites.valid(stream, given)):
             return current
-        raise refused(table_id, revoked=True)
+        raise refused(table_id, revoked=bool(given))
 
     async def remember_photo(self, user: User) -> None:
         """Keep the player's photo link beside their profile (for the lobby's rows)."""

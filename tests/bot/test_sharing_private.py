@@ -1,7 +1,8 @@
 """Sharing a private table from the Mini App: the prepared message's Join button carries the
-table's current invite (`table_<id>_<invite>`), for its host (who reads it in their own view)
-and for a guest who holds it; a guest whose link the host replaced may watch but hands out no
-link. Real aiogram against the fake Bot API, the real TableService on the real Redis."""
+table's current invite (`table_<id>_<invite>`), for its host (who reads it in their own view),
+a player seated there and a guest who holds it; a guest who left after the host replaced
+their link may watch but hands out no link. Real aiogram against the fake Bot API, the real
+TableService on the real Redis."""
 
 from __future__ import annotations
 
@@ -62,9 +63,15 @@ async def test_a_shared_private_table_links_with_its_current_invite(
     assert (status, answer["error"]["code"]) == (404, "unknown_table")
 
     renewed = await app.service.social.issue_invite(host, table)
+    status, answer = await app.call("POST", "/api/share", guest,  # seated: the current link
+                                    {"kind": "table", "table_id": table})
+    assert status == 200 and f"table_{table}_{renewed}" in answer["fallback_url"]
+    await app.service.leave(guest, table)
     status, answer = await app.call("POST", "/api/share", guest,
                                     {"kind": "table", "table_id": table, "invite": invite})
     assert (status, answer["error"]["code"]) == (404, "invite_revoked")
+    status, _ = await app.call("GET", f"/api/tables/{table}", guest)
+    assert status == 200  # they may still watch the table they played at
     status, answer = await app.call("POST", "/api/share", host,
                                     {"kind": "table", "table_id": table})
     assert status == 200 and f"table_{table}_{renewed}" in answer["fallback_url"]
