@@ -128,7 +128,8 @@ async def seated_and_asked(page: Page, answer: str | None = None) -> list[dict[s
         await wait_sent(page, "web_app_request_write_access")
         await receive(page, "write_access_requested", {"status": answer})
     # bounded: a question nobody answers would hold the promise forever (and shows in `sent`)
-    await page.evaluate("Promise.race([window.svara.asking, new Promise((r) => setTimeout(r, 8000))])")
+    await page.evaluate(
+        "Promise.race([window.svara.asking, new Promise((r) => setTimeout(r, 8000))])")
     return await sent(page, "web_app_request_write_access")
 
 
