@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -419,7 +420,10 @@ def latency(stats: api.Stats) -> JSON:
             "errors": dict(stats.errors)}
 
 
-async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
+async def scenario(args: argparse.Namespace, sockets: int,
+                   during: Callable[[], Awaitable[Any]] | None = None) -> JSON:
+    """One storm on a fresh server; `during` (if given) runs alongside the storm from the
+    drop on (bench_cluster.py fails a Redis primary over there)."""
     port = args.port
     namespace = f"storm-{uuid.uuid4().hex[:10]}"
     env = {"REDIS_URL": args.redis_url, "BOT_TOKEN": api.TOKEN, "BOT_MODE": "off",
@@ -467,7 +471,10 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                                         f"{args.py_spy}-{sockets}.txt"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             t0 = time.perf_counter()
+            side = asyncio.create_task(during()) if during is not None else None
             result |= await storm.ask("storm", args.spread)
+            if side is not None:
+                result["during_storm"] = await side
             if spy is not None:
                 await asyncio.to_thread(spy.wait)
             await asyncio.sleep(max(0.0, args.phase - (time.perf_counter() - t0)))

@@ -111,6 +111,13 @@ timer_lag: Final = Histogram(
     buckets=_LAG,
     registry=REGISTRY,
 )
+loop_lag: Final = Histogram(
+    "svara_event_loop_lag_seconds",
+    "How much later than asked the event loop woke a task that sleeps 0.1 s (every request, "
+    "frame and timer waits as long).",
+    buckets=_FAST,
+    registry=REGISTRY,
+)
 timer_fired: Final = Counter(
     "svara_timer_ticks_total", "Deadlines this process fired (Tick appended).", registry=REGISTRY
 )

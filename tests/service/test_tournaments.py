@@ -5,15 +5,18 @@ the fill timeout refunding every buy-in."""
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 
 import pytest
 
 from events.tournament import TournamentSettings
+from service import verify
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
+from tests.fair import node
 from tests.service.conftest import Factory, FakeClock
 from tests.service.helpers import assert_conserved, make_users
 
@@ -97,9 +100,26 @@ async def test_four_players_play_to_the_end(services: Factory, clock: FakeClock)
     loaded = await service.repo.load(table_id)
     assert loaded.state is not None and loaded.state.hand_number >= 3
     assert done["level"] > 1  # the ante rose on the way
+    exports = []
     for number in range(1, loaded.state.hand_number + 1):
         hand_audit = await service.audit(table_id, number)
         assert hand_audit["verified"], (number, hand_audit)
+        # the offline verifier reads the same hand from its export, ante levels included,
+        # and tells the same story as the server's transcript
+        doc = await service.export(table_id, number)
+        exported = verify.load(json.dumps(doc))
+        report = verify.verify(exported)
+        assert report.ok, (number, verify.render(exported, report))
+        english = await service.transcript(None, table_id, number, "en")
+        assert english == verify.transcript(exported), number
+        exports.append(doc)
+    assert {d["settings"]["ante"] for d in exports} != {SETTINGS.antes[0]}  # a level rose
+    verdicts = node.run(
+        "const out = []; for (const doc of arg) out.push((await fair.verifyExport(doc)).ok);"
+        " return out;",
+        exports,
+    )
+    assert verdicts == [True] * len(exports), verdicts  # and so does the browser's
     # a busted player cannot buy back in, and the refusal moves no chip
     loser = next(u for u in users[:4] if u.id != winner["user_id"])
     with pytest.raises(ServiceError) as rebuy:

@@ -19,7 +19,7 @@ from tests.webapp.server import DEV_TOKEN, Server
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(tmp_path_factory.mktemp("serve") / "serve.log", extra_env={"DEV_TOKEN": DEV_TOKEN})
     try:
-        srv.wait_ready(60)  # importing aiogram alone can take 10 s on a loaded machine
+        srv.wait_ready()
         yield srv
     finally:
         srv.stop()

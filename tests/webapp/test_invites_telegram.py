@@ -6,7 +6,6 @@ and requestWriteAccess is asked once, when the player sits down, never at load n
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from playwright.async_api import Page
 
 from tests.bot.fakeapi import FakeBotAPI
 from tests.webapp.api import ApiPlayer
+from tests.webapp.bot_server import APP, BOT, TOKEN, serving_with_bot
 from tests.webapp.browser import Contexts
 from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
@@ -38,25 +38,11 @@ from tests.webapp.test_catalogs import catalog
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-TOKEN = "7312204456:AAH-webapp-invite-tests-not-a-real-bot"
-APP = "play"
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def with_bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         tuple[Server, FakeBotAPI]]:
-    """`svara serve` with a bot (BOT_MODE off: it only sends) talking to the fake Bot API."""
-    fake = FakeBotAPI(TOKEN)
-    await fake.start()
-    srv = Server(tmp_path_factory.mktemp("invites-bot") / "serve.log", extra_env={
-        "BOT_TOKEN": TOKEN, "BOT_MODE": "off", "TELEGRAM_API_URL": fake.url,
-        "PUBLIC_URL": "https://svara.example", "MINI_APP_NAME": APP})
-    try:
-        await asyncio.to_thread(srv.wait_ready, 60)
-        yield srv, fake
-    finally:
-        srv.stop()
-        await fake.stop()
+    async with serving_with_bot(tmp_path_factory.mktemp("invites-bot") / "serve.log") as both:
+        yield both
 
 
 async def call(server: Server, init_data: str, method: str, path: str,
@@ -85,7 +71,7 @@ async def test_share_hands_the_prepared_card_to_telegram_and_the_link_seats_a_fr
     page = await open_in_telegram(browser, f"{server.url}/?table={table}", host)
     await page.click("[data-action=invite]")
     link = await invite_link(page)
-    assert link == f"https://t.me/svara_test_bot/{APP}?startapp=table_{table}_{invite}"
+    assert link == f"https://t.me/{BOT}/{APP}?startapp=table_{table}_{invite}"
     [prepared] = fake.calls_of("savePreparedInlineMessage")
     await page.click("#invite [data-action=share-invite]")
     await wait_sent(page, "web_app_send_prepared_message", {"id": prepared.result["id"]})

@@ -24,7 +24,6 @@ export class Api {
     this.onRefused = onRefused;
     this.refusal = null; // the ApiError that refused this initData, once one did
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
-    this.invites = new Map(); // table id → the private table's invite from its link
   }
 
   /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
@@ -84,27 +83,15 @@ export class Api {
     return this.request("GET", `/api/tables${query}`);
   }
   createTable(settings) { return this.request("POST", "/api/tables", settings); }
-  /** `?invite=` for a private table opened from its link (seated players need none). */
-  inviteQuery(id) {
-    const invite = this.invites.get(id);
-    return invite ? `?invite=${encodeURIComponent(invite)}` : "";
+  /** `invite`: a private table's, from its link (docs/API.md, "Private tables"). */
+  view(id, invite = null) {
+    const query = invite ? `?invite=${encodeURIComponent(invite)}` : "";
+    return this.request("GET", `${path(id)}${query}`);
   }
-  view(id) { return this.request("GET", `${path(id)}${this.inviteQuery(id)}`); }
-  seat(id, buyIn) {
-    const body = { buy_in: buyIn };
-    if (this.invites.has(id)) body.invite = this.invites.get(id);
-    return this.request("POST", `${path(id)}/seat`, body);
+  seat(id, buyIn, invite = null) {
+    return this.request("POST", `${path(id)}/seat`, invite ? { buy_in: buyIn, invite }
+      : { buy_in: buyIn });
   }
-  /** A private table's new invite (its host only): the old link stops working. */
-  renewInvite(id) { return this.request("POST", `${path(id)}/invite`); }
-  /** A table's card prepared by the bot for shareMessage (503 `bot_unavailable` without a
-   *  bot: the error's body still has `fallback_url`). */
-  share(id) {
-    const body = { kind: "table", table_id: id };
-    if (this.invites.has(id)) body.invite = this.invites.get(id);
-    return this.request("POST", "/api/share", body);
-  }
-  writeAccess(allowed) { return this.request("POST", "/api/me/write-access", { allowed }); }
   rebuy(id, buyIn) { return this.request("POST", `${path(id)}/rebuy`, { buy_in: buyIn }); }
   leave(id) { return this.request("POST", `${path(id)}/leave`); }
   hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }
@@ -113,6 +100,24 @@ export class Api {
    *  checks itself and saves. */
   exportHand(id, hand) {
     return this.request("GET", `${path(id)}/hands/${hand}/export`, undefined, false, true);
+  }
+  /** The readable hand history in the player's language (docs/TRANSCRIPT.md). */
+  transcript(id, hand) {
+    return this.request("GET", `${path(id)}/hands/${hand}/transcript`, undefined, false, true);
+  }
+  /** Links Telegram's client may fetch without our header: {export_url, transcript_url,
+   *  file_names}. */
+  downloadLinks(id, hand) { return this.request("POST", `${path(id)}/hands/${hand}/download`); }
+  /** A prepared message to share (`{kind: "hand", table_id, hand}` or a table's). */
+  share(body) { return this.request("POST", "/api/share", body); }
+  /** A private table's new invite (its host only): the old link stops working. */
+  renewInvite(id) { return this.request("POST", `${path(id)}/invite`); }
+  /** The app's report of Telegram's requestWriteAccess answer. */
+  writeAccess(allowed) { return this.request("POST", "/api/me/write-access", { allowed }); }
+  /** One page of the player's own hands, newest first; `cursor`: the page before's `next`. */
+  myHands(cursor = null, limit = 20) {
+    const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+    return this.request("GET", `/api/me/hands?limit=${limit}${query}`);
   }
   seed(id, clientSeed) {
     return this.request("POST", `${path(id)}/seed`, { client_seed: clientSeed });

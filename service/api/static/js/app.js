@@ -6,23 +6,29 @@
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
+//   my hands  /?screen=myhands                    myhands.js
 //   refused   any, once the server refused Telegram's login   refused.js
+// Links (Telegram's start_param, or ?table=&invite=, ?hand=<table>_<n>, ?tournament=) are
+// read by links.js; a hand's and a tournament's go through `routes` below.
+import { askWriteAccess } from "./access.js";
 import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
-  devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
-  requestedInvite, requestedTable, telegramInitData,
+  devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser, startParams,
+  telegramInitData,
 } from "./auth.js";
-import { askWriteAccess } from "./access.js";
 import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
 import { setLanguage, supported, t } from "./i18n.js";
+import { linkQuery, parseQuery, requestedLink } from "./links.js";
 import { Lobby } from "./lobby.js";
+import { MyHandsScreen } from "./myhands.js";
 import { connection } from "./net.js";
 import { RefusedScreen } from "./refused.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
+import { shareHand } from "./share.js";
 import { TableScreen } from "./table.js";
 import { backButton, closingConfirmation, haptic, setupTelegram } from "./telegram.js";
 
@@ -52,6 +58,13 @@ class App {
     this.me = null;
     this.refusal = null; // the server refused Telegram's login: nothing else is shown
     this.depth = 0; // pages pushed by this app: "back" may go back through them
+    // Where a link, My hands or a result opens a hand, and a link a tournament: one seat
+    // each, so the screen that shows them can change in one place. A hand opens its audit;
+    // a tournament, which has no screen in the app yet, the lobby.
+    this.routes = {
+      hand: (tableId, hand) => this.openAudit(tableId, hand),
+      tournament: () => { this.openLobby(); toast(t("links.tournament_later"), "info"); },
+    };
     this.back.addEventListener("click", () => this.goBack());
     document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
     document.getElementById("settings-link").addEventListener("click",
@@ -81,7 +94,7 @@ class App {
       }
       this.api = new Api(initData, null, (err) => this.refused(err));
       await this.loadMe();
-      if (!this.refusal) this.route(this.linked());
+      if (!this.refusal) this.follow(requestedLink(location.search, startParams(this.webApp)));
       return;
     }
     this.dev = true;
@@ -167,16 +180,7 @@ class App {
     this.devName = user.name;
     await this.loadMe();
     if (switching) this.open("");
-    else this.route(this.linked());
-  }
-
-  /** The table the app was opened for, with a private table's invite from the link kept
-   *  for that table's requests. */
-  linked() {
-    const table = requestedTable(this.webApp);
-    const invite = requestedInvite(this.webApp);
-    if (table && invite) this.api.invites.set(table, invite);
-    return table;
+    else this.follow(requestedLink(location.search, []));
   }
 
   /** The player just sat down: the moment to ask once whether the bot may write to them. */
@@ -197,19 +201,48 @@ class App {
     replace(this.screen, h("div", { class: "panel" }, h("p", {}, message)));
   }
 
-  route(table = undefined) {
+  /** Open what the launch's link asks for (links.js): a table stays at its own address
+   *  (a start_param becomes one), a hand or a tournament opens over the lobby, and a link
+   *  that is not one of ours is the lobby with a message. */
+  follow(link) {
+    const lobby = `${location.pathname}${location.hash}`;
+    if (!link || link.kind === "table") {
+      if (link && !new URLSearchParams(location.search).has("table")) {
+        history.replaceState(null, "", `${location.pathname}${linkQuery(link)}${location.hash}`);
+      }
+      this.route();
+      return;
+    }
+    history.replaceState(null, "", lobby);
+    if (link.kind === "hand") this.routes.hand(link.id, link.hand, { from: "link" });
+    else if (link.kind === "tournament") this.routes.tournament(link.id);
+    else {
+      this.route();
+      toast(t("links.bad"));
+    }
+  }
+
+  route() {
     const params = new URLSearchParams(location.search);
-    const id = table === undefined ? params.get("table") : table;
     const screen = params.get("screen");
     if (screen === "rules") this.show(new RulesScreen(this), "rules");
     else if (this.refusal) this.show(new RefusedScreen(this, this.refusal), "refused");
     else if (!this.api) this.login();
     else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
-    else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
-    else if (id && screen === "audit") {
-      this.show(new AuditScreen(this, id, Number(params.get("hand"))), "audit");
-    } else if (id) this.show(new TableScreen(this, id), "table");
-    else this.show(new Lobby(this), "lobby");
+    else if (screen === "myhands") this.show(new MyHandsScreen(this), "myhands");
+    else {
+      const link = parseQuery(location.search);
+      if (link && link.kind !== "table") {
+        this.follow(link);
+        return;
+      }
+      const id = link?.id;
+      if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
+      else if (id && screen === "audit") {
+        this.show(new AuditScreen(this, id, link.screenHand ?? 0), "audit");
+      } else if (id) this.show(new TableScreen(this, id, { invite: link.invite }), "table");
+      else this.show(new Lobby(this), "lobby");
+    }
   }
 
   /** Go to `query` (e.g. "?table=x"), as a new page of the browser's history. */
@@ -231,8 +264,11 @@ class App {
   /** The lobby in place of this page (a link that led nowhere): "back" does not return. */
   toLobby() {
     history.replaceState(null, "", `${location.pathname}${location.hash}`);
-    this.route(null);
+    this.route();
   }
+  openMyHands() { this.open("?screen=myhands"); }
+  /** Share settled hand `hand` of `tableId` (share.js): the replayer's Share too. */
+  shareHand(tableId, hand) { return shareHand(this, tableId, hand); }
   openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
   openAudit(id, hand) {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);

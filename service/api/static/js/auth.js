@@ -39,30 +39,12 @@ export function telegramInitData(webApp) {
   return webApp?.initData || hashParams().get("tgWebAppData") || "";
 }
 
-function startParam(webApp) {
-  return webApp?.initDataUnsafe?.start_param
-    || new URLSearchParams(location.search).get("tgWebAppStartParam")
-    || new URLSearchParams(telegramInitData(webApp)).get("start_param") || "";
-}
-
-/** `table_<id>` or `table_<id>_<invite>` → {table, invite}; table ids have no "_" (the
- *  server makes them hex), so the first one after the id starts the invite. */
-export function tableLink(start) {
-  const match = /^table_([A-Za-z0-9-]+)(?:_([A-Za-z0-9_-]+))?$/.exec(start || "");
-  return match ? { table: match[1], invite: match[2] || null } : { table: null, invite: null };
-}
-
-/** The table a link asked for: `?table=<id>` or the Mini App start_param `table_<id>`. */
-export function requestedTable(webApp) {
-  const direct = new URLSearchParams(location.search).get("table");
-  return direct || tableLink(startParam(webApp)).table;
-}
-
-/** A private table's invite from the link: `?invite=<tok>` or `table_<id>_<invite>`. */
-export function requestedInvite(webApp) {
-  const query = new URLSearchParams(location.search);
-  if (query.get("table")) return query.get("invite");
-  return tableLink(startParam(webApp)).invite;
+/** Telegram's start_param of this launch, wherever it travelled: as the script parsed it,
+ *  in the URL fragment, or inside the signed initData (links.js reads it). */
+export function startParams(webApp) {
+  return [webApp?.initDataUnsafe?.start_param, hashParams().get("tgWebAppStartParam"),
+    new URLSearchParams(location.search).get("tgWebAppStartParam"),
+    new URLSearchParams(telegramInitData(webApp)).get("start_param")];
 }
 
 // --- dev mode: a test user of the person's choosing, remembered in localStorage ---------

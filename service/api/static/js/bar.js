@@ -209,7 +209,7 @@ function sitDown(s, v) {
   return h("div", { class: "bar-actions" },
     h("p", { class: "bar-status" }, t("bar.watching")),
     buyInForm({ low, high, balance, me: s.app.me, submit: async (amount) => {
-      s.view = await s.app.api.seat(s.tableId, amount);
+      s.view = await s.app.api.seat(s.tableId, amount, s.invite);
       s.app.me = await s.app.api.me().catch(() => s.app.me);
       s.render();
       s.app.seated();

@@ -504,6 +504,7 @@ class Replay {
     this.x = x; this.f = f;
     const s = x.settings;
     this.ante = Number(s.ante || 0);
+    this.pendingAnte = 0;
     this.rakePercent = Number(s.rake_percent || 0);
     this.scoring = { jokerPair: s.joker_pair || "sum", natural777: Number(s.natural_777 || 34) };
     this.svaraRule = s.svara || "play";
@@ -588,12 +589,28 @@ class Replay {
       return;
     }
     this.pot = 0;
+    if (this.pendingAnte) { this.ante = this.pendingAnte; this.pendingAnte = 0; }
     this.newDeal(e, 1, d.participants.map(Number));
   }
   on_svara_deal_started(e, d) { this.newDeal(e, Number(d.deal), d.participants.map(Number)); }
+  on_ante_changed(e, d) {
+    // a tournament table's ante rises between hands; the antes after it pay the new one
+    // it counts from the next hand dealt: a hand in play keeps its ante and svara fee
+    if (!(Number(d.ante) > 0) || !(Number(d.level) >= 1)) {
+      this.f.fail("chips", e.version, `an ante of ${d.ante} at level ${d.level}`);
+    }
+    this.pendingAnte = Number(d.ante);
+  }
   on_antes_paid(e, d) {
     if (d.ante !== this.ante) this.f.fail("chips", e.version, `an ante of ${d.ante}; the table's is ${this.ante}`);
-    for (const s of d.seats) this.pay(e, Number(s), Number(d.ante));
+    const short = d.short || {};
+    for (const s of d.seats) {  // a tournament stack below the ante pays all it has
+      const paid = short[String(s)];
+      if (paid !== undefined && !(paid >= 0 && paid < d.ante)) {
+        this.f.fail("chips", e.version, `seat ${s} pays ${paid} of an ante of ${d.ante}`);
+      }
+      this.pay(e, Number(s), paid !== undefined ? Number(paid) : Number(d.ante));
+    }
     if (d.pot !== this.pot) this.f.fail("chips", e.version, `the pot after the antes is ${this.pot}, not ${d.pot}`);
   }
   on_cards_dealt(e, d) {

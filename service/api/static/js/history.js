@@ -31,6 +31,7 @@ export class HistoryScreen {
       h("p", { class: "muted" }, hands.length ? t("history.count", { count: hands.length })
         : t("history.none")),
       hands.map((r) => resultPanel(r, { me, compact: true,
-        onAudit: () => this.app.openAudit(this.tableId, r.number) })));
+        onAudit: () => this.app.routes.hand(this.tableId, r.number, { from: "history" }),
+        onShare: () => this.app.shareHand(this.tableId, r.number) })));
   }
 }

@@ -8,38 +8,14 @@ import { h, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
 import { stakes, tableName } from "./lobby.js";
+import { deliver, unwrapShareUrl } from "./share.js";
 
-/** The link and text inside a t.me/share/url address (the server's `fallback_url`). */
-function unpack(fallback) {
+async function copy(url) {
   try {
-    const url = new URL(fallback);
-    return { link: url.searchParams.get("url") || "", text: url.searchParams.get("text") || "" };
+    await navigator.clipboard.writeText(url);
+    toast(t("share.copied"), "info");
   } catch {
-    return { link: "", text: "" };
-  }
-}
-
-async function copy(link) {
-  try {
-    await navigator.clipboard.writeText(link);
-    toast(t("invite.copied"), "info");
-  } catch {
-    toast(t("invite.copy_failed"));
-  }
-}
-
-/** Send the card the way this client can; `card`: the answer of POST /api/share. */
-async function send(webApp, card) {
-  const { link, text } = unpack(card.fallback_url);
-  const fresh = card.prepared_message_id && card.expires_at > Date.now() / 1000 + 10;
-  if (webApp?.shareMessage && fresh && webApp.isVersionAtLeast?.("8.0")) {
-    webApp.shareMessage(card.prepared_message_id, () => {});
-  } else if (webApp?.openTelegramLink && card.fallback_url.startsWith("https://t.me/")) {
-    webApp.openTelegramLink(card.fallback_url);
-  } else if (navigator.share) {
-    navigator.share({ text, url: link }).catch(() => {}); // closing the sheet is no error
-  } else {
-    await copy(link);
+    toast(t("share.copy_this", { url }), "info"); // no clipboard here: the link to copy by hand
   }
 }
 
@@ -59,8 +35,10 @@ export function inviteSheet(s, { close }) {
   const prepare = async () => {
     share.disabled = true;
     copyButton.disabled = true;
+    const body = { kind: "table", table_id: s.tableId };
+    if (s.invite) body.invite = s.invite;
     try {
-      card = await api.share(s.tableId);
+      card = await api.share(body);
     } catch (err) {
       const fallback = err.body?.fallback_url;
       card = fallback ? { fallback_url: fallback } : null;
@@ -70,7 +48,7 @@ export function inviteSheet(s, { close }) {
         return;
       }
     }
-    replace(link, unpack(card.fallback_url).link);
+    replace(link, unwrapShareUrl(card.fallback_url).url);
     share.disabled = false;
     copyButton.disabled = false;
   };
@@ -78,16 +56,16 @@ export function inviteSheet(s, { close }) {
   share.addEventListener("click", async () => {
     if (!card) return;
     if (card.prepared_message_id && !(card.expires_at > Date.now() / 1000 + 10)) await prepare();
-    if (card) await send(s.app.webApp, card);
+    if (card) await deliver(card.prepared_message_id ? card : null, card.fallback_url);
   });
-  copyButton.addEventListener("click", () => card && copy(unpack(card.fallback_url).link));
+  copyButton.addEventListener("click", () => card && copy(unwrapShareUrl(card.fallback_url).url));
 
   const renew = host && h("button", { type: "button", class: "ghost",
     dataset: { action: "renew-invite" }, onclick: async () => {
       renew.disabled = true;
       try {
         const { invite } = await api.renewInvite(s.tableId);
-        api.invites.set(s.tableId, invite);
+        s.invite = invite;
         toast(t("invite.renewed"), "info");
         await prepare();
       } catch (err) {

@@ -118,7 +118,9 @@ export class Lobby {
         h("strong", { id: "balance" }, num(me.balance))),
       h("div", { class: "wallet-who" }, h("small", { class: "muted" }, t("wallet.playing_as")),
         h("span", { class: "name" }, who(me.user.name))),
-      note && h("p", { class: "topup", id: "topup" }, note));
+      note && h("p", { class: "topup", id: "topup" }, note),
+      h("button", { type: "button", class: "link my-hands-link", id: "my-hands-link",
+        dataset: { action: "myhands" }, onclick: () => this.app.openMyHands() }, t("myhands.open")));
   }
 
   tableList(tables, mine, next) {

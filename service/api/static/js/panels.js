@@ -160,7 +160,7 @@ export function outcome(r, names, me = null, stake = undefined) {
  * what they won, why, every shown hand with its score, svaras, timeouts, and the ways to
  * check it. `stake`: what `me` put in, when this page saw the whole hand.
  */
-export function resultPanel(r, { me = null, stake, onAudit, onHistory, compact = false } = {}) {
+export function resultPanel(r, { me = null, stake, onAudit, onShare, onHistory, compact = false } = {}) {
   if (!r) return null;
   const names = r.names || {};
   const { headline, detail, iWon } = outcome(r, names, me, stake);
@@ -197,6 +197,8 @@ export function resultPanel(r, { me = null, stake, onAudit, onHistory, compact =
   h("div", { class: "result-links" },
     onAudit && h("button", { type: "button", class: "link", dataset: { action: "audit" },
       onclick: onAudit }, t("result.check")),
+    onShare && h("button", { type: "button", class: "link", dataset: { action: "share" },
+      onclick: onShare }, t("share.hand")),
     onHistory && h("button", { type: "button", class: "link", dataset: { action: "history" },
       onclick: onHistory }, t("result.history"))));
 }

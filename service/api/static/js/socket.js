@@ -16,11 +16,10 @@ const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, resumeCheckMs: 1000,
   ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
-  /** `invite()`: a private table's invite from its link, for a viewer not seated there. */
-  constructor({ tableId, initData, invite = () => null, after, onEvent, onLive, onFatal }) {
+  constructor({ tableId, initData, after, onEvent, onLive, onFatal, invite = null }) {
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link
     this.initData = initData;
-    this.invite = invite;
     this.after = after;
     this.onEvent = onEvent;
     this.onLive = onLive || (() => {});
@@ -115,11 +114,9 @@ export class TableSocket {
     this.ws = ws;
     this.open = false;
     connection.socketState("connecting");
-    ws.onopen = () => {
-      const auth = { type: "auth", init_data: this.initData() };
-      if (this.invite()) auth.invite = this.invite();
-      ws.send(JSON.stringify(auth));
-    };
+    ws.onopen = () => ws.send(JSON.stringify(this.invite
+      ? { type: "auth", init_data: this.initData(), invite: this.invite }
+      : { type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
       if (this.ws !== ws || this.stopped) return;

@@ -28,9 +28,10 @@ import { closingConfirmation } from "./telegram.js";
 const RECENT = 3; // seconds: older events (a catch-up) make no sound and fly no chips
 
 export class TableScreen {
-  constructor(app, tableId) {
+  constructor(app, tableId, { invite = null } = {}) {
     this.app = app;
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link: to watch it and sit down
     this.view = null;
     this.result = null; // the last settled hand, in GET /hands's shape
     this.log = null; // what the events said of the hand being played: {number, showdowns, ...}
@@ -59,9 +60,9 @@ export class TableScreen {
     document.body.append(this.fx);
     replace(this.root, h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     try {
-      this.view = this.keepInvite(await this.app.api.view(this.tableId));
+      this.view = this.keepInvite(await this.app.api.view(this.tableId, this.invite));
     } catch (err) {
-      if (err.status === 404 && this.app.api.invites.delete(this.tableId)) {
+      if (err.status === 404 && this.invite) {
         // A link whose invite is wrong or was replaced: back to the lobby, saying why.
         this.app.toLobby();
         toast(err.code === "invite_revoked" ? t("invite.revoked") : t("invite.invalid"));
@@ -77,7 +78,7 @@ export class TableScreen {
     this.loadLastResult();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
-      invite: () => this.app.api.invites.get(this.tableId),
+      invite: this.invite,
       onEvent: (event, view) => this.onEvent(event, view),
       onLive: () => this.outbox.resend(),
       onFatal: (why) => this.socketRefused(why),
@@ -93,9 +94,10 @@ export class TableScreen {
     }
   }
 
-  /** Its creator's view of a private table carries the invite: kept for sharing the link. */
+  /** Its creator's view of a private table carries the current invite: what the host's
+   *  link (and the sheet) carries. */
   keepInvite(view) {
-    if (view?.invite) this.app.api.invites.set(this.tableId, view.invite);
+    if (view?.invite) this.invite = view.invite;
     return view;
   }
 
@@ -224,7 +226,7 @@ export class TableScreen {
       do {
         this.again = false;
         try {
-          this.show(this.keepInvite(await this.app.api.view(this.tableId)));
+          this.show(this.keepInvite(await this.app.api.view(this.tableId, this.invite)));
         } catch (err) {
           if (err.code !== "network") toast(errorText(err));
         }
@@ -286,7 +288,8 @@ export class TableScreen {
       onInfo: () => this.openInfo(),
       onInvite: () => this.openInvite(),
       onLeave: () => this.leave(),
-      onAudit: () => this.app.openAudit(this.tableId, this.result.number),
+      onAudit: () => this.app.routes.hand(this.tableId, this.result.number, { from: "table" }),
+      onShare: () => this.app.shareHand(this.tableId, this.result.number),
       onHistory: () => this.app.openHistory(this.tableId),
     }), actionBar(this, v, me), this.sheet);
     closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));

@@ -28,7 +28,7 @@ function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
  *  `result` the last settled hand (GET /hands's shape), `line` the last event in words,
  *  `stake` what the viewer put into that hand (if known), `dealKey` a deal seen dealt live. */
 export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
-  onInfo, onLeave, onAudit, onHistory, onInvite }) {
+  onInfo, onLeave, onAudit, onShare, onHistory, onInvite }) {
   const hv = v.hand;
   const explanation = explain(v);
   const many = (v.settings?.max_seats ?? 6) > 6;
@@ -42,7 +42,7 @@ export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
       explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
       line ? h("p", { class: "last-line muted", id: "last-line" }, line) : null),
     svaraPanel(v),
-    resultPanel(result, { me: seat, stake, onAudit, onHistory }),
+    resultPanel(result, { me: seat, stake, onAudit, onShare, onHistory }),
     h("div", { class: "bar-space" }),
   ];
 }

@@ -74,3 +74,17 @@ export function haptic(kind) {
   else if (kind === "error") feedback.notificationOccurred?.("error");
   else feedback.selectionChanged?.();
 }
+
+/** Telegram's WebApp when the page runs inside Telegram and its script loaded, and whether
+ *  its client speaks Bot API `version` (shareMessage and downloadFile came with 8.0). */
+export function telegramApp() {
+  return webApp;
+}
+
+export function versionAtLeast(version) {
+  try {
+    return Boolean(webApp?.isVersionAtLeast?.(version));
+  } catch {
+    return false;
+  }
+}
