@@ -19,8 +19,8 @@ function hue(userId) {
 }
 
 function initialsFace(player) {
-  return h("span", { class: "avatar initials", style: { "--hue": String(hue(player.user_id)) } },
-    initials(player.name));
+  return h("span", { class: "avatar initials", translate: "no",
+    style: { "--hue": String(hue(player.user_id)) } }, initials(player.name));
 }
 
 /** One face: the photo when Telegram gave one (https only), initials otherwise or if it fails. */
