@@ -70,6 +70,13 @@ _COMPONENT_SCHEMAS: JSON = {
         "host": {"type": ["string", "null"],
                  "description": "whom the table is named after: its creator while seated, "
                                 "else the person seated longest; null when no person sits"},
+        "name": {"type": ["string", "null"],
+                 "description": "the name its creator gave it; null: the app names it after "
+                                "`host`"},
+        "private": {"type": "boolean", "description": "not in the lobby: seated by invite"},
+        "created_by": {"type": "integer"},
+        "invite": {"type": "string", "description": "a private table's current invite, in "
+                                                    "its creator's GET view only"},
         "hand": {"type": ["object", "null"], "properties": {
             "last_blind": {"type": "integer", "description": "the last blind this deal (0: none)"},
             "last_blind_seat": {"type": ["integer", "null"]},

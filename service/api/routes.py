@@ -145,7 +145,8 @@ async def act(request: web.Request) -> web.Response:
 async def view(request: web.Request) -> web.Response:
     user = authenticate(request)
     tables, table_id = request.app[TABLES], request.match_info["table_id"]
-    answer = await tables.view(user, table_id, request.query.get("invite"))
+    answer = await tables.social.with_invite(
+        user, await tables.view(user, table_id, request.query.get("invite")))
     # each seat's `away`, from presence (never part of the state, so not in pushed views)
     return json_response(await tables.social.with_away(table_id, tables.presence, answer))
 

@@ -75,6 +75,29 @@ class Social:
             raise refused(table_id)
         return await self.invites.issue(self.streams.table(table_id))
 
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        """A private table's view with its current `invite`, for its creator only: the host
+        shares the table's link from any device, without making a new one."""
+        if answer.get("private") and user is not None and user.id == answer.get("created_by"):
+            invite = await self.invites.current(self.streams.table(str(answer["table_id"])))
+            if invite is not None:
+                answer = {**answer, "invite": invite}
+        return answer
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        """The invite a shared card of a private table links with: the current one, for its
+        host, a player seated there, or whoever holds it. A guest who left after the host
+        replaced their link hears 404 `invite_revoked`: they may still watch, but not hand
+        out the new link."""
+        stream = self.streams.table(table_id)
+        current = await self.invites.current(stream)
+        state = await self._load(table_id)
+        if current is not None and (user.id == state.created_by
+                                    or state.seat_of(user.id) is not None
+                                    or await self.invites.valid(stream, given)):
+            return current
+        raise refused(table_id, revoked=bool(given))
+
     async def remember_photo(self, user: User) -> None:
         """Keep the player's photo link beside their profile (for the lobby's rows)."""
         if user.photo_url:

@@ -110,6 +110,10 @@ export class Api {
   downloadLinks(id, hand) { return this.request("POST", `${path(id)}/hands/${hand}/download`); }
   /** A prepared message to share (`{kind: "hand", table_id, hand}` or a table's). */
   share(body) { return this.request("POST", "/api/share", body); }
+  /** A private table's new invite (its host only): the old link stops working. */
+  renewInvite(id) { return this.request("POST", `${path(id)}/invite`); }
+  /** The app's report of Telegram's requestWriteAccess answer. */
+  writeAccess(allowed) { return this.request("POST", "/api/me/write-access", { allowed }); }
   /** One page of the player's own hands, newest first; `cursor`: the page before's `next`. */
   myHands(cursor = null, limit = 20) {
     const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";

@@ -10,6 +10,7 @@
 //   refused   any, once the server refused Telegram's login   refused.js
 // Links (Telegram's start_param, or ?table=&invite=, ?hand=<table>_<n>, ?tournament=) are
 // read by links.js; a hand's and a tournament's go through `routes` below.
+import { askWriteAccess } from "./access.js";
 import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
@@ -183,6 +184,11 @@ class App {
     else this.follow(requestedLink(location.search, []));
   }
 
+  /** The player just sat down: the moment to ask once whether the bot may write to them. */
+  seated() {
+    this.asking = askWriteAccess(this).catch(() => {}); // kept: the tests wait for it
+  }
+
   /** The server refused the initData Telegram gave us: say so until the app is closed. */
   refused(err) {
     this.refusal = err;
@@ -250,8 +256,17 @@ class App {
     this.route();
   }
 
-  openTable(id) { this.open(`?table=${encodeURIComponent(id)}`); }
+  /** `{invite: true}`: open the table's invite sheet once it is drawn (a new private table). */
+  openTable(id, { invite = false } = {}) {
+    this.inviteFor = invite ? id : null;
+    this.open(`?table=${encodeURIComponent(id)}`);
+  }
   openLobby() { this.open(""); }
+  /** The lobby in place of this page (a link that led nowhere): "back" does not return. */
+  toLobby() {
+    history.replaceState(null, "", `${location.pathname}${location.hash}`);
+    this.route();
+  }
   openMyHands() { this.open("?screen=myhands"); }
   /** Share settled hand `hand` of `tableId` (share.js): the replayer's Share too. */
   shareHand(tableId, hand) { return shareHand(this, tableId, hand); }

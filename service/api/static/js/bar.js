@@ -212,6 +212,7 @@ function sitDown(s, v) {
       s.view = await s.app.api.seat(s.tableId, amount, s.invite);
       s.app.me = await s.app.api.me().catch(() => s.app.me);
       s.render();
+      s.app.seated();
     } }));
 }
 

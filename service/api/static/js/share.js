@@ -42,6 +42,12 @@ async function share(app, body) {
       return "failed";
     }
   }
+  return deliver(answer, fallback);
+}
+
+/** Send what POST /api/share answered (`answer`, null without a bot) or its `fallback` link
+ *  the way this client can (the invite sheet too); resolves to how, as `shareHand`. */
+export async function deliver(answer, fallback) {
   const tg = telegramApp();
   if (tg) {
     if (answer?.prepared_message_id && versionAtLeast("8.0") && tg.shareMessage) {

@@ -22,6 +22,7 @@ import { keepEvent, keepView } from "./pins.js";
 import { clientSeed, delivered, owed } from "./seed.js";
 import { TableSocket } from "./socket.js";
 import { play } from "./sound.js";
+import { inviteSheet } from "./invite.js";
 import { infoSheet, tablePage } from "./tablepage.js";
 import { closingConfirmation } from "./telegram.js";
 
@@ -61,8 +62,14 @@ export class TableScreen {
     document.body.append(this.fx);
     replace(this.root, h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     try {
-      this.view = await this.app.api.view(this.tableId, this.invite);
+      this.view = this.keepInvite(await this.app.api.view(this.tableId, this.invite));
     } catch (err) {
+      if (err.status === 404 && this.invite) {
+        // A link whose invite is wrong or was replaced: back to the lobby, saying why.
+        this.app.toLobby();
+        toast(err.code === "invite_revoked" ? t("invite.revoked") : t("invite.invalid"));
+        return;
+      }
       replace(this.root, h("div", { class: "panel" }, h("p", {}, errorText(err)),
         h("button", { type: "button", onclick: () => this.app.openLobby() }, t("table.to_lobby"))));
       return;
@@ -86,6 +93,17 @@ export class TableScreen {
       this.paintBar();
     });
     this.clock = setInterval(() => this.tick(), 250);
+    if (this.app.inviteFor === this.tableId) {
+      this.app.inviteFor = null;
+      this.openInvite(); // a private table just made: its link first
+    }
+  }
+
+  /** Its creator's view of a private table carries the current invite: what the host's
+   *  link (and the sheet) carries. */
+  keepInvite(view) {
+    if (view?.invite) this.invite = view.invite;
+    return view;
   }
 
   unmount() {
@@ -220,7 +238,7 @@ export class TableScreen {
       do {
         this.again = false;
         try {
-          this.show(await this.app.api.view(this.tableId, this.invite));
+          this.show(this.keepInvite(await this.app.api.view(this.tableId, this.invite)));
         } catch (err) {
           if (err.code !== "network") toast(errorText(err));
         }
@@ -268,7 +286,8 @@ export class TableScreen {
     }
     const focused = document.activeElement?.dataset?.amount;
     const me = this.mySeat(v);
-    this.app.setTitle(tableName({ host: v.host, practice: v.seats.some((s) => s.user_id < 0) }),
+    this.app.setTitle(tableName({ name: v.name, host: v.host,
+      practice: v.seats.some((s) => s.user_id < 0) }),
       stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
     const hv = v.hand;
     const seat = v.you?.seat ?? null;
@@ -279,6 +298,7 @@ export class TableScreen {
       me, result: this.result, line: this.line, stake, leaveArmed: this.leaveArmed,
       dealKey: hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null,
       onInfo: () => this.openInfo(),
+      onInvite: () => this.openInvite(),
       onLeave: () => this.leave(),
       onAudit: () => this.app.routes.hand(this.tableId, this.result.number, { from: "table" }),
       onShare: () => this.app.shareHand(this.tableId, this.result.number),
@@ -297,6 +317,13 @@ export class TableScreen {
     if (!hv) return;
     const close = () => { this.sheet = null; this.render(); };
     this.sheet = infoSheet(hv, { close, onHistory: () => this.app.openHistory(this.tableId) });
+    this.render();
+  }
+
+  /** "Invite friends": the table's link and card to share (its host may make a new link). */
+  openInvite() {
+    const close = () => { this.sheet = null; this.render(); };
+    this.sheet = inviteSheet(this, { close });
     this.render();
   }
 

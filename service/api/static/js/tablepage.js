@@ -8,12 +8,15 @@ import { t } from "./i18n.js";
 import { explain, resultPanel, svaraPanel } from "./panels.js";
 
 /** The tools over the felt: the history, and leaving (armed: the second tap mid-hand). */
-function tools(v, me, { leaveArmed, onLeave, onHistory }) {
+function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
   const hv = v.hand;
   const playing = hv && hv.phase !== "settled" && me && me.in_hand;
   return h("div", { class: "tools" },
-    h("button", { type: "button", class: "ghost small", dataset: { action: "history" },
-      onclick: onHistory }, t("table.history")),
+    h("div", { class: "tools-start" },
+      h("button", { type: "button", class: "ghost small", dataset: { action: "history" },
+        onclick: onHistory }, t("table.history")),
+      h("button", { type: "button", class: "ghost small", dataset: { action: "invite" },
+        onclick: onInvite }, t("invite.button"))),
     me && (leaveArmed && playing
       ? h("button", { type: "button", class: "danger small", dataset: { action: "leave" },
         onclick: onLeave }, t("table.leave_confirm"))
@@ -25,7 +28,7 @@ function tools(v, me, { leaveArmed, onLeave, onHistory }) {
  *  `result` the last settled hand (GET /hands's shape), `line` the last event in words,
  *  `stake` what the viewer put into that hand (if known), `dealKey` a deal seen dealt live. */
 export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
-  onInfo, onLeave, onAudit, onShare, onHistory }) {
+  onInfo, onLeave, onAudit, onShare, onHistory, onInvite }) {
   const hv = v.hand;
   const explanation = explain(v);
   const many = (v.settings?.max_seats ?? 6) > 6;
@@ -33,7 +36,7 @@ export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
   const settledStake = result && result.number === hv?.number ? stake : undefined;
   return [
     h("div", { class: `felt-wrap${many ? " many" : ""}` },
-      tools(v, me, { leaveArmed, onLeave, onHistory }),
+      tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }),
       felt(v, { dealKey, stake: settledStake, onInfo })),
     h("div", { class: "story", id: "story" },
       explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
