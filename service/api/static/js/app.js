@@ -6,6 +6,10 @@
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
+//   tournaments  /?screen=tournaments (a lobby tab)  tournaments.js
+//   tournament   /?screen=tournament&id=<id>         tourney.js
+//   leaders   /?screen=leaders&period=week|all (a lobby tab)  leaders.js
+//   profile   /?screen=profile&user=<id>          profile.js
 //   refused   any, once the server refused Telegram's login   refused.js
 import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
@@ -17,12 +21,16 @@ import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
 import { setLanguage, supported, t } from "./i18n.js";
+import { LeadersScreen } from "./leaders.js";
 import { Lobby } from "./lobby.js";
 import { connection } from "./net.js";
+import { ProfileScreen } from "./profile.js";
 import { RefusedScreen } from "./refused.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
 import { TableScreen } from "./table.js";
+import { TournamentsTab } from "./tournaments.js";
+import { TournamentScreen } from "./tourney.js";
 import { backButton, closingConfirmation, haptic, setupTelegram } from "./telegram.js";
 
 const LANG_KEY = "svara:lang"; // the last language shown here: the first paint uses it
@@ -55,6 +63,9 @@ class App {
     document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
     document.getElementById("settings-link").addEventListener("click",
       () => this.open("?screen=settings"));
+    document.getElementById("profile-link").addEventListener("click", () => {
+      if (this.me?.user?.id) this.openProfile(this.me.user.id);
+    });
     window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
     // A socket refused our login (it expired while the app stayed open): ask once over HTTP,
     // which shows the refused screen if the server refuses it there too.
@@ -100,6 +111,9 @@ class App {
     const settings = document.getElementById("settings-link");
     settings.setAttribute("aria-label", t("nav.settings"));
     settings.title = t("nav.settings");
+    const profile = document.getElementById("profile-link");
+    profile.setAttribute("aria-label", t("profile.open"));
+    profile.title = t("profile.open");
     document.title = t("app.name");
     connection.paint();
     return lang;
@@ -190,6 +204,15 @@ class App {
     else if (this.refusal) this.show(new RefusedScreen(this, this.refusal), "refused");
     else if (!this.api) this.login();
     else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
+    else if (screen === "tournaments") this.show(new TournamentsTab(this), "tournaments");
+    else if (screen === "tournament" && params.get("id")) {
+      this.show(new TournamentScreen(this, params.get("id")), "tournament");
+    } else if (screen === "leaders") {
+      this.show(new LeadersScreen(this, { period: params.get("period"),
+        group: params.get("group") }), "leaders");
+    } else if (screen === "profile" && params.get("user")) {
+      this.show(new ProfileScreen(this, params.get("user")), "profile");
+    }
     else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
     else if (id && screen === "audit") {
       this.show(new AuditScreen(this, id, Number(params.get("hand"))), "audit");
@@ -209,6 +232,13 @@ class App {
 
   openTable(id) { this.open(`?table=${encodeURIComponent(id)}`); }
   openLobby() { this.open(""); }
+  openTournament(id) { this.open(`?screen=tournament&id=${encodeURIComponent(id)}`); }
+  openProfile(userId) { this.open(`?screen=profile&user=${encodeURIComponent(userId)}`); }
+  /** Another lobby tab (`query`: "" the tables): in place, not a new page of the history. */
+  switchTab(query) {
+    history.replaceState(null, "", `${location.pathname}${query}${location.hash}`);
+    this.route();
+  }
   openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
   openAudit(id, hand) {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
@@ -246,9 +276,11 @@ class App {
   show(screen, name) {
     this.unmount();
     document.body.dataset.screen = name;
-    const away = name !== "lobby" && name !== "refused"; // both are where "back" ends
+    // the lobby's tabs and the refused screen are where "back" ends
+    const away = !["lobby", "tournaments", "leaders", "refused"].includes(name);
     // A refused login has no settings to change (they live on the server).
     document.getElementById("settings-link").hidden = name === "refused";
+    document.getElementById("profile-link").hidden = name === "refused" || !this.me;
     this.back.hidden = !away;
     backButton(away);
     this.setTitle(t("app.name"));
