@@ -11,6 +11,7 @@ import msgspec
 from service.api import openapi_social as social
 from service.api import schemas
 from service.api.openapi_hands import hand_paths
+from service.api.openapi_stats import stats_paths
 
 JSON = dict[str, Any]
 
@@ -329,6 +330,7 @@ def openapi_document() -> JSON:
             _json(_ref("HandExport")), params=[_TABLE_ID, hand, {
                 "name": "download", "in": "query", "schema": {"type": "string"}}])},
         **hand_paths(_TABLE_ID, hand),
+        **stats_paths(),
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "

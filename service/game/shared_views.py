@@ -22,7 +22,7 @@ from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.settings import TableSettings
 from service.game.state import TableState
-from service.game.view import _hand_view, seat_entry, seat_player, table_host
+from service.game.view import _hand_view, seat_entry, seat_player, table_host, tournament_part
 
 _encode = msgspec.json.Encoder().encode
 _NOBODY = _encode(
@@ -100,6 +100,9 @@ class SharedViews:
                 _encode(state.next_commitment or None),
             )
         )
+        extra = tournament_part(state)
+        if extra:
+            self._head += b',"tournament":%b' % _encode(extra["tournament"])
 
     def encoded(self, viewer: int | None) -> bytes:
         """`view(state, viewer, version)` as JSON."""

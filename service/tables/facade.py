@@ -107,7 +107,7 @@ class Tables(Protocol):
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0,
-        name: str | None = None, private: bool = False,
+        name: str | None = None, private: bool = False, group_chat_id: int | None = None,
     ) -> str: ...
 
     async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
@@ -204,4 +204,12 @@ class Tables(Protocol):
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         """A page of the caller's settled hands, newest first: {"hands": [...], "next"}."""
+        ...
+
+    async def player_stats(self, user_id: int) -> JSON:
+        """A player's figures, all time and this ISO week (404 `unknown_player`)."""
+        ...
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        """A board's top 50 by net chips and `you`'s rank (docs/API.md)."""
         ...

@@ -47,6 +47,7 @@ from service.tables.reads import Reads
 from service.tables.repo import TableObserver, TableRepo
 from service.tables.seats import Seats
 from service.tables.social import Social, checked_name
+from service.tables.stats.hub import Stats
 from service.tables.streams import Streams
 from service.tables.tournaments_service import Tournaments
 from service.tables.transfers import Transfers
@@ -125,6 +126,8 @@ class TableService:
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.tournaments = Tournaments(self, poll_seconds=poll_seconds)
         self.reads = Reads(store, self.streams, self.repo, self.feeds)
+        self.stats = Stats(store, self.streams, clock=clock)  # docs/ARCHITECTURE.md
+        self.repo.hooks.append(self.stats.changed)
         self.workers = Workers(
             store,
             self.streams,
@@ -134,7 +137,7 @@ class TableService:
             presence=self.presence,
             feeds=self.feeds,
             reconcile_seconds=reconcile_seconds,
-            also=[self.tournaments.run],
+            also=[self.tournaments.run, self.stats.projector.run],
         )
         self._state = partial(guards.state_of, self.repo)  # 404 for an unknown table
         self.social = Social(store, self.streams, self._state, clock, self.presence)
@@ -154,8 +157,7 @@ class TableService:
         await self.workers.stop()
 
     async def reconcile(self, *, until: asyncio.Event | None = None) -> int:
-        """One reconciler pass over the wallets with a transfer in flight; how many transfers
-        it finished (`Workers.reconcile`)."""
+        """One reconciler pass over the wallets with transfers in flight (`Workers`)."""
         return await self.workers.reconcile(until=until)
 
     async def ensure_indexes(self) -> int:
@@ -166,24 +168,16 @@ class TableService:
         """Rebuild every index entry from the streams (`Indexes.rebuild`)."""
         return await self.indexes.rebuild()
 
-    async def reindex_table(self, table_id: str) -> int:
-        """Write the table's lobby and wake entries from its state (1 if it has any)."""
-        return await self.indexes.table(table_id)
-
-    async def reindex_wallet(self, user_id: int) -> int:
-        """Mark the wallet's transfers in flight (1 if it has any)."""
-        return await self.indexes.wallet(user_id)
-
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0,
-        name: str | None = None, private: bool = False,
+        name: str | None = None, private: bool = False, group_chat_id: int | None = None,
     ) -> str:
         async with service_errors():
             table_id = await self.actions.create(
                 user, settings, practice_bots=practice_bots, name=checked_name(name),
-                private=bool(private),
+                private=bool(private), group_chat_id=group_chat_id,
             )
             for index in range(practice_bots):
                 await self.add_practice_bot(table_id, index, settings)
@@ -233,8 +227,7 @@ class TableService:
             )
 
     async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
-        """Telegram said whether `user` lets the bot write to them (`profiles.grant_writes`);
-        answers like `me`."""
+        """Telegram said whether `user` lets the bot write to them; answers like `me`."""
         async with service_errors():
             profile = await self.profiles.update(
                 user.id, lambda p: grant_writes(p, allowed=allowed, explicit=explicit)
@@ -375,8 +368,7 @@ class TableService:
             return await self.reads.audit(table_id, hand)
 
     async def export(self, table_id: str, hand: int) -> JSON:
-        """The self-contained file of a settled hand that `svara verify FILE` checks offline
-        (service/tables/export.py)."""
+        """A settled hand's file that `svara verify FILE` checks offline (`export`)."""
         async with service_errors():
             return await self.reads.export(table_id, hand)
 
@@ -393,6 +385,14 @@ class TableService:
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         async with service_errors():
             return await self.records.my_hands(user, cursor, limit)
+
+    async def player_stats(self, user_id: int) -> JSON:
+        async with service_errors():
+            return await self.stats.reads.player(user_id)
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        async with service_errors():
+            return await self.stats.reads.board(period, group, you)
 
 
 def _implements_the_facade(service: TableService) -> Tables:

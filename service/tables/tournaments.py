@@ -26,7 +26,7 @@ from events.tournament import (
 from service.game import wallet
 from service.game.errors import GameError
 from service.game.tournament import decider as td
-from service.game.tournament.state import TournamentState, evolve, fold
+from service.game.tournament.state import TournamentState, evolve, fold, prize_table
 from service.tables.bank import Bank
 from service.tables.facade import JSON, ServiceError, User
 from service.tables.transfers import Transfers
@@ -66,6 +66,7 @@ def table_id_for(tournament_id: str, indexable: Callable[[str], bool], ns: str) 
 
 
 def summary(state: TournamentState) -> JSON:
+    s = state.settings
     return {
         "tournament_id": state.tournament_id,
         "name": state.settings.name or f"Sit & Go {state.tournament_id[:6]}",
@@ -74,6 +75,8 @@ def summary(state: TournamentState) -> JSON:
         "registered": len(state.entries),
         "buy_in": state.settings.buy_in,
         "table_id": state.table_id,
+        "fill_by": state.fill_deadline,
+        "prize_table": list(prize_table(s, len(state.players) or s.seats)),
     }
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from events.tournament import TournamentSettings
 from service.game.commands import Leave
 from service.game.errors import GameError
-from service.game.tournament.state import TournamentState
+from service.game.tournament.state import TournamentState, prize_table
 from service.tables.errors import as_service_error
 from service.tables.facade import JSON, ServiceError, User
 from service.tables.tournaments import Registrations, TournamentStore, service_error, summary
@@ -32,6 +32,7 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         "seats": s.seats, "buy_in": s.buy_in, "stack": s.stack, "antes": list(s.antes),
         "hands_per_level": s.hands_per_level, "prizes": list(s.prizes),
         "fill_seconds": s.fill_seconds, "name": summary(state)["name"],
+        "turn_seconds": s.turn_seconds,
     }
     names = {u: e.name for u, e in state.entries.items()}
     users = list(state.players) or list(state.entries)
@@ -44,6 +45,10 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         "tournament_id": state.tournament_id, "status": state.status, "settings": settings,
         "players": players, "level": state.level, "table_id": state.table_id,
         "version": version,
+        # what a screen shows besides: the ante now, when an unfilled one is cancelled, the
+        # buy-ins taken, and the percents by place it pays (it starts only when full)
+        "ante": state.ante, "created_by": state.created_by, "fill_by": state.fill_deadline,
+        "pool": state.collected, "prize_table": list(prize_table(s, len(users) or s.seats)),
     }
 
 
@@ -87,7 +92,8 @@ class Tournaments:
         rows, following = await self._guard(
             self.tables.store.index_page(self.store.index, after=cursor or "", limit=limit)
         )
-        keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id")
+        keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id",
+                "fill_by", "prize_table")
         listed = []
         for _, value in rows:
             if value is not None:

@@ -113,7 +113,7 @@ class FakeTables:
 
     async def create_table(self, user: User, settings: TableSettings, *,
                            practice_bots: int = 0, name: str | None = None,
-                           private: bool = False) -> str:
+                           private: bool = False, group_chat_id: int | None = None) -> str:
         table_id = f"t{len(self.tables) + 1}"
         self.tables[table_id] = []
         self.seats[table_id] = []
@@ -230,6 +230,12 @@ class FakeTables:
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         return {"hands": [], "next": None}  # none settles at the double's tables
+
+    async def player_stats(self, user_id: int) -> JSON:
+        raise ServiceError(404, "unknown_player", f"no stats for player {user_id}")
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        return {"period": period, "group": group, "entries": [], "you": None}
 
     async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
         if user.id not in self.seats.get(table_id, []):

@@ -7,6 +7,10 @@
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
 //   my hands  /?screen=myhands                    myhands.js
+//   tournaments  /?screen=tournaments (a lobby tab)  tournaments.js
+//   tournament   /?screen=tournament&id=<id>         tourney.js
+//   leaders   /?screen=leaders&period=week|all (a lobby tab)  leaders.js
+//   profile   /?screen=profile&user=<id>          profile.js
 //   refused   any, once the server refused Telegram's login   refused.js
 // Links (Telegram's start_param, or ?table=&invite=, ?hand=<table>_<n>, ?tournament=) are
 // read by links.js; a hand's and a tournament's go through `routes` below.
@@ -21,15 +25,19 @@ import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
 import { setLanguage, supported, t } from "./i18n.js";
+import { LeadersScreen } from "./leaders.js";
 import { linkQuery, parseQuery, requestedLink } from "./links.js";
 import { Lobby } from "./lobby.js";
 import { MyHandsScreen } from "./myhands.js";
 import { connection } from "./net.js";
+import { ProfileScreen } from "./profile.js";
 import { RefusedScreen } from "./refused.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
 import { shareHand } from "./share.js";
 import { TableScreen } from "./table.js";
+import { TournamentsTab } from "./tournaments.js";
+import { TournamentScreen } from "./tourney.js";
 import { backButton, closingConfirmation, haptic, setupTelegram } from "./telegram.js";
 
 const LANG_KEY = "svara:lang"; // the last language shown here: the first paint uses it
@@ -60,15 +68,18 @@ class App {
     this.depth = 0; // pages pushed by this app: "back" may go back through them
     // Where a link, My hands or a result opens a hand, and a link a tournament: one seat
     // each, so the screen that shows them can change in one place. A hand opens its audit;
-    // a tournament, which has no screen in the app yet, the lobby.
+    // a tournament its screen (over the lobby: Back leads there).
     this.routes = {
       hand: (tableId, hand) => this.openAudit(tableId, hand),
-      tournament: () => { this.openLobby(); toast(t("links.tournament_later"), "info"); },
+      tournament: (id) => this.openTournament(id),
     };
     this.back.addEventListener("click", () => this.goBack());
     document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
     document.getElementById("settings-link").addEventListener("click",
       () => this.open("?screen=settings"));
+    document.getElementById("profile-link").addEventListener("click", () => {
+      if (this.me?.user?.id) this.openProfile(this.me.user.id);
+    });
     window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
     // A socket refused our login (it expired while the app stayed open): ask once over HTTP,
     // which shows the refused screen if the server refuses it there too.
@@ -115,6 +126,9 @@ class App {
     const settings = document.getElementById("settings-link");
     settings.setAttribute("aria-label", t("nav.settings"));
     settings.title = t("nav.settings");
+    const profile = document.getElementById("profile-link");
+    profile.setAttribute("aria-label", t("profile.open"));
+    profile.title = t("profile.open");
     document.title = t("app.name");
     connection.paint();
     return lang;
@@ -231,7 +245,15 @@ class App {
     else if (!this.api) this.login();
     else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
     else if (screen === "myhands") this.show(new MyHandsScreen(this), "myhands");
-    else {
+    else if (screen === "tournaments") this.show(new TournamentsTab(this), "tournaments");
+    else if (screen === "tournament" && params.get("id")) {
+      this.show(new TournamentScreen(this, params.get("id")), "tournament");
+    } else if (screen === "leaders") {
+      this.show(new LeadersScreen(this, { period: params.get("period"),
+        group: params.get("group") }), "leaders");
+    } else if (screen === "profile" && params.get("user")) {
+      this.show(new ProfileScreen(this, params.get("user")), "profile");
+    } else {
       const link = parseQuery(location.search);
       if (link && link.kind !== "table") {
         this.follow(link);
@@ -270,6 +292,13 @@ class App {
   openMyHands() { this.open("?screen=myhands"); }
   /** Share settled hand `hand` of `tableId` (share.js): the replayer's Share too. */
   shareHand(tableId, hand) { return shareHand(this, tableId, hand); }
+  openTournament(id) { this.open(`?screen=tournament&id=${encodeURIComponent(id)}`); }
+  openProfile(userId) { this.open(`?screen=profile&user=${encodeURIComponent(userId)}`); }
+  /** Another lobby tab (`query`: "" the tables): in place, not a new page of the history. */
+  switchTab(query) {
+    history.replaceState(null, "", `${location.pathname}${query}${location.hash}`);
+    this.route();
+  }
   openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
   openAudit(id, hand) {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
@@ -312,9 +341,11 @@ class App {
   show(screen, name) {
     this.unmount();
     document.body.dataset.screen = name;
-    const away = name !== "lobby" && name !== "refused"; // both are where "back" ends
+    // the lobby's tabs and the refused screen are where "back" ends
+    const away = !["lobby", "tournaments", "leaders", "refused"].includes(name);
     // A refused login has no settings to change (they live on the server).
     document.getElementById("settings-link").hidden = name === "refused";
+    document.getElementById("profile-link").hidden = name === "refused" || !this.me;
     this.back.hidden = !away;
     backButton(away);
     this.setTitle(t("app.name"));

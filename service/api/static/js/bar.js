@@ -12,6 +12,7 @@ import { num, t, tNodes } from "./i18n.js";
 import { buyInForm } from "./lobby.js";
 import { connection } from "./net.js";
 import { myNotice, seatNames } from "./panels.js";
+import { tourneyBarNote } from "./tourneytable.js";
 
 const ORDER = ["sit_in", "join_svara", "skip_svara", "fold", "pass", "call", "blind", "raise", "look"];
 const QUIET = new Set(["fold", "pass", "skip_svara"]); // the buttons that give up something
@@ -38,12 +39,12 @@ export function actionBar(s, v, me) {
     // buying in again stands up and sits down: not a spectator for that moment
     content.push(h("p", { class: "bar-status waiting" }, t("bar.sending")));
   } else if (!me) {
-    content.push(sitDown(s, v));
+    content.push(v.tournament ? tourneyBarNote(v, "watching") : sitDown(s, v));
   } else {
     const out = busted(v);
     if (!out) content.push(myRow(s, v, me, you));
     content.push(myNotice(v, { busted: out }));
-    if (out) content.push(rebuy(s, v, me));
+    if (out) content.push(v.tournament ? tourneyBarNote(v, "out") : rebuy(s, v, me));
     else content.push(actions(s, v, you));
   }
   const pending = s.outbox.pending;

@@ -6,6 +6,7 @@ import { amountPicker } from "./controls.js";
 import { clamp, h, replace, toast, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, fromNow, num, t, tNodes } from "./i18n.js";
+import { lobbyTabs } from "./tabs.js";
 
 const ANTES = [5, 10, 25, 50, 100];
 
@@ -57,7 +58,7 @@ export class Lobby {
 
   mount(screen) {
     replace(screen, this.root);
-    if (this.me) replace(this.root, this.wallet(this.me));
+    replace(this.root, lobbyTabs(this.app, "tables"), this.me && this.wallet(this.me));
     this.refresh();
     this.timer = setInterval(() => {
       // Never redraw under someone's fingers: skip while they type or pick a buy-in.
@@ -87,7 +88,7 @@ export class Lobby {
     this.app.me = me;
     if (!this.form) this.form = this.createForm(me.balance); // built once: keeps what was typed
     else this.form.syncWallet(me.balance);
-    replace(this.root, this.wallet(me), this.tableList(list.tables, new Set(me.tables), list.next),
+    replace(this.root, lobbyTabs(this.app, "tables"), this.wallet(me), this.tableList(list.tables, new Set(me.tables), list.next),
       this.form);
   }
 

@@ -25,6 +25,7 @@ import { play } from "./sound.js";
 import { inviteSheet } from "./invite.js";
 import { infoSheet, tablePage } from "./tablepage.js";
 import { closingConfirmation } from "./telegram.js";
+import { tourneyStrip, tourneySubtitle } from "./tourneytable.js";
 
 const RECENT = 3; // seconds: older events (a catch-up) make no sound and fly no chips
 
@@ -55,6 +56,12 @@ export class TableScreen {
     this.again = false;
     this.unlisten = null;
     this.chat = new TableChat(this);
+    // a seat (a person's, not a practice bot's) opens that player's profile
+    this.root.addEventListener("click", (e) => {
+      const el = e.target.closest?.(".felt .seat[data-seat]");
+      const seat = el && this.view?.seats.find((x) => String(x.seat) === el.dataset.seat);
+      if (seat && seat.user_id > 0) this.app.openProfile(seat.user_id);
+    });
   }
 
   async mount(screen) {
@@ -286,15 +293,15 @@ export class TableScreen {
     }
     const focused = document.activeElement?.dataset?.amount;
     const me = this.mySeat(v);
-    this.app.setTitle(tableName({ name: v.name, host: v.host,
-      practice: v.seats.some((s) => s.user_id < 0) }),
-      stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
+    this.app.setTitle(v.tournament ? t("tourney.table_badge")
+      : tableName({ name: v.name, host: v.host, practice: v.seats.some((s) => s.user_id < 0) }),
+    v.tournament ? tourneySubtitle(v) : stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
     const hv = v.hand;
     const seat = v.you?.seat ?? null;
     // known when this page saw the whole hand, or its first deal's chips in a view
     const stake = this.result?.stakes?.[seat]
       ?? (this.stakes?.number === this.result?.number ? this.stakes?.paid[seat] : undefined);
-    replace(this.root, ...tablePage(v, {
+    replace(this.root, tourneyStrip(v, this.app), ...tablePage(v, {
       me, result: this.result, line: this.line, stake, leaveArmed: this.leaveArmed,
       dealKey: hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null,
       onInfo: () => this.openInfo(),
@@ -371,7 +378,8 @@ export class TableScreen {
     const me = this.mySeat();
     const hv = this.view.hand;
     const playing = hv && hv.phase !== "settled" && me && me.in_hand;
-    if (playing && !this.leaveArmed) {
+    // a tournament's leave forfeits the place: always asked twice
+    if ((playing || this.view.tournament) && !this.leaveArmed) {
       this.leaveArmed = true; // survives re-renders until it times out
       this.render();
       setTimeout(() => { this.leaveArmed = false; if (this.view) this.render(); }, 4000);

@@ -10,18 +10,22 @@ import { explain, resultPanel, svaraPanel } from "./panels.js";
 /** The tools over the felt: the history, and leaving (armed: the second tap mid-hand). */
 function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
   const hv = v.hand;
-  const playing = hv && hv.phase !== "settled" && me && me.in_hand;
+  // a tournament's leave forfeits the place: it always asks twice, and says so
+  const armed = leaveArmed && (v.tournament || (hv && hv.phase !== "settled" && me && me.in_hand));
+  const [label, confirm] = v.tournament ? [t("tourney.forfeit"), t("tourney.forfeit_confirm")]
+    : [t("table.leave"), t("table.leave_confirm")];
   return h("div", { class: "tools" },
     h("div", { class: "tools-start" },
       h("button", { type: "button", class: "ghost small", dataset: { action: "history" },
         onclick: onHistory }, t("table.history")),
-      h("button", { type: "button", class: "ghost small", dataset: { action: "invite" },
-        onclick: onInvite }, t("invite.button"))),
-    me && (leaveArmed && playing
+      // a tournament's table seats only its registered players: nobody to invite
+      v.tournament ? null : h("button", { type: "button", class: "ghost small",
+        dataset: { action: "invite" }, onclick: onInvite }, t("invite.button"))),
+    me && (armed
       ? h("button", { type: "button", class: "danger small", dataset: { action: "leave" },
-        onclick: onLeave }, t("table.leave_confirm"))
+        onclick: onLeave }, confirm)
       : h("button", { type: "button", class: "ghost small", dataset: { action: "leave" },
-        onclick: onLeave }, t("table.leave"))));
+        onclick: onLeave }, label)));
 }
 
 /** The elements of the screen above the bar, in order, for view `v`: `me` the viewer's seat,
