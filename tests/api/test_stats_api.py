@@ -54,7 +54,7 @@ async def test_stats_and_boards_over_http(stack: tuple[Client, TableService, Fak
     for user in users:
         await service.seat(user, table_id, 200)
     await play_hands(service, clock, table_id, users, 3)
-    status, body = 0, {}
+    status, body = 0, dict[str, Any]()
     async with asyncio.timeout(10):  # the service's worker, nudged by the settlements
         while (status, body.get("all", {}).get("hands")) != (200, 3):
             await asyncio.sleep(0.02)
