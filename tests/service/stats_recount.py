@@ -30,8 +30,8 @@ class Figures:
 class Recount:
     all: dict[int, Figures] = field(default_factory=lambda: defaultdict(Figures))
     weeks: dict[tuple[str, int], Figures] = field(default_factory=lambda: defaultdict(Figures))
-    # (period, group or None) -> user -> (net, ms when it was reached)
-    boards: dict[tuple[str, int | None], dict[int, tuple[int, int]]] = field(
+    # (period, group or None) -> user -> (net, ms when it was reached, whether a hand moved it)
+    boards: dict[tuple[str, int | None], dict[int, tuple[int, int, bool]]] = field(
         default_factory=lambda: defaultdict(dict))
     names: dict[int, str] = field(default_factory=dict)
 
@@ -42,8 +42,7 @@ def week_of(at: float) -> str:
 
 
 def recount(tables: list[list[StoredEvent]], into: Recount | None = None) -> Recount:
-    """Add the hands of `tables` (each a table's whole log) to `into`. Tables must be given in
-    an order where equal nets are reached in time order only across distinct settle times."""
+    """Add the hands of `tables` (each a table's whole log) to `into`, in settle-time order."""
     out = into or Recount()
     hands: list[tuple[float, str, dict[int, Figures], dict[int, str], int | None, bool]] = []
     for log in tables:
@@ -94,7 +93,7 @@ def recount(tables: list[list[StoredEvent]], into: Recount | None = None) -> Rec
                 hands.append((stored.at, created.table_id, by_user, names, group, tournament))
     for at, _, by_user, names, group, tournament in sorted(hands, key=lambda h: h[0]):
         week = week_of(at)
-        out.names.update(names)
+        out.names.update(names)  # in time order: the latest hand's name
         for user, line in by_user.items():
             for fig in (out.all[user], out.weeks[(week, user)]):
                 fig.hands += 1
@@ -109,19 +108,23 @@ def recount(tables: list[list[StoredEvent]], into: Recount | None = None) -> Rec
             for period in ("all", week):
                 for scope in {None, group}:
                     board = out.boards[(period, scope)]
-                    was = board.get(user)
-                    if was is None or line.net != 0:
-                        net = (was[0] if was else 0) + line.net
-                        board[user] = (net, int(at * 1000))
+                    net, ms, moved = board.get(user, (0, 0, False))
+                    when = int(at * 1000)
+                    # the latest hand that moved the net; with none, the earliest hand
+                    if line.net != 0:
+                        ms = max(ms, when) if moved else when
+                    elif not moved:
+                        ms = min(ms, when) if user in board else when
+                    board[user] = (net + line.net, ms, moved or line.net != 0)
     return out
 
 
-def ranking(board: dict[int, tuple[int, int]]) -> list[tuple[int, int]]:
+def ranking(board: dict[int, tuple[int, int, bool]]) -> list[tuple[int, int]]:
     """(user, net), best first; equal nets: who reached theirs first."""
     # the board's member ends in the user id: same net, same ms -> the greater id as text
     by_id = sorted(board.items(), key=lambda kv: str(kv[0]), reverse=True)
     order = sorted(by_id, key=lambda kv: (-kv[1][0], kv[1][1]))
-    return [(user, net) for user, (net, _) in order]
+    return [(user, net) for user, (net, _, _) in order]
 
 
 def figures_json(fig: Figures) -> dict[str, object]:

@@ -9,9 +9,13 @@ import asyncio
 import os
 import random
 import sys
+from typing import Any
+
+import pytest
 
 from events import table as ev
 from events.codec import decode_table_event
+from events.store.base import StoreUnavailable
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
@@ -117,6 +121,22 @@ async def test_racing_projectors_count_each_hand_once(
     services: Factory, clock: FakeClock
 ) -> None:
     service, tables, users = await _play(services, clock, 25)
+    # first a replica that dies with the reply of its third apply (the script ran): what it
+    # applied stays applied, once
+    dying = await services()
+    real_apply, calls = dying.stats.counters.apply, []
+
+    async def apply_then_die(*args: Any, **kwargs: Any) -> int:
+        status = await real_apply(*args, **kwargs)
+        calls.append(status)
+        if len(calls) == 3:
+            raise StoreUnavailable("the connection died with the reply")
+        return status
+
+    dying.stats.counters.apply = apply_then_die  # type: ignore[method-assign]
+    with pytest.raises(StoreUnavailable):
+        await dying.stats.projector.catch_up_due()
+    assert calls == [1, 1, 1]
     others = [await services() for _ in range(3)]  # replicas, each with its own store
     projectors = [s.stats.projector for s in [service, *others]]
     await asyncio.gather(*(p.catch_up_due() for p in projectors),
@@ -125,7 +145,8 @@ async def test_racing_projectors_count_each_hand_once(
     for t in tables:
         log = await service.store.read(service.streams.table(t))
         settled += sum(decode_table_event(e.data).__class__ is ev.HandSettled for e in log)
-    assert sum(p.applied for p in projectors) == settled  # each hand applied by one of them
+    # each hand applied by one of them (the dying one's third counted itself out)
+    assert sum(p.applied for p in projectors) + len(calls) == settled
     expected = await _logs(service, tables)
     await _assert_matches(service, expected, users)
     # a process that died after applying but before dropping its due members: again, no more

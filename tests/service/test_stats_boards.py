@@ -134,3 +134,36 @@ async def test_bad_ids_and_periods_are_400_and_unknown_players_404(
     with pytest.raises(ServiceError) as unknown:
         await reads.player(123456)
     assert (unknown.value.status, unknown.value.code) == (404, "unknown_player")
+
+
+async def test_the_order_tables_are_applied_in_changes_nothing(
+    redis_url: str, unique: str
+) -> None:
+    """Live, hands are applied as their tables settle them (interleaved); a rebuild applies
+    table after table: both must end with the same figures, names and tie-breaks."""
+    hands = {  # table -> its hands (at, lines), in its own order
+        "x": [(MONDAY + 10, [line(A, 20, won=True), line(B, -20)]),
+              (MONDAY + 40, [line(A, 0), line(B, 0)]),
+              (MONDAY + 50, [line(A, -20), line(B, 20, won=True)])],
+        "y": [(MONDAY + 20, [line(A, 0), line(9, 0)]),
+              (MONDAY + 30, [HandLine(user_id=A, name="Renamed", won=WIN_UNIT, net=20, pot=20,
+                                      svaras=1, svaras_won=1, best=31), line(9, -20)])],
+    }
+    interleaved = sorted(((at, t, i) for t, hs in hands.items() for i, (at, _) in enumerate(hs)))
+    answers = []
+    client = aioredis.Redis.from_url(redis_url)
+    try:
+        for order in (interleaved, [(0.0, t, i) for t in ("x", "y") for i in range(len(hands[t]))]):
+            counters = Counters(client, f"t{unique}{len(answers)}:")
+            tables = {t: Table(counters, t) for t in hands}
+            for _, t, i in order:
+                at, lines = hands[t][i]
+                assert await tables[t].hand_of(at, *lines) == 1
+            reads = StatsReads(counters, FakeClock(MONDAY + 60))
+            answers.append([await reads.player(u) for u in (A, B, 9)]
+                           + [await reads.board(p, None, A) for p in ("week", "all")])
+    finally:
+        await client.aclose()
+    assert answers[0] == answers[1]
+    assert answers[0][0]["name"] == "P7001"  # the latest hand's (at x, MONDAY + 50)
+    assert [e["user_id"] for e in answers[0][3]["entries"]] == [A, B, 9]
