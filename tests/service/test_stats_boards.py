@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -150,7 +151,7 @@ async def test_the_order_tables_are_applied_in_changes_nothing(
                                       svaras=1, svaras_won=1, best=31), line(9, -20)])],
     }
     interleaved = sorted(((at, t, i) for t, hs in hands.items() for i, (at, _) in enumerate(hs)))
-    answers = []
+    answers: list[list[Any]] = []
     client = aioredis.Redis.from_url(redis_url)
     try:
         for order in (interleaved, [(0.0, t, i) for t in ("x", "y") for i in range(len(hands[t]))]):
