@@ -46,7 +46,9 @@ class Server:
         )
         self.log_path = log_path
 
-    def wait_ready(self, within: float = 15.0) -> None:
+    # A busy machine (two cores shared by several test runs) may take half a minute just to
+    # import aiogram's models before the server listens.
+    def wait_ready(self, within: float = 60.0) -> None:
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -58,6 +58,14 @@ export class ProfileScreen {
         `/api/players/${encodeURIComponent(this.userId)}/stats`);
     } catch (err) {
       if (this.gone) return;
+      const me = this.app.me?.user;
+      if (err.status === 404 && me && String(me.id) === String(this.userId)) {
+        // no hand of yours counted yet: your profile, all zeros
+        const zero = { hands: 0, won: 0, net: 0, biggest_pot: 0, svaras: 0, svaras_won: 0,
+          best_score: 0 };
+        this.paint({ user_id: me.id, name: me.name, all: zero, week: zero });
+        return;
+      }
       const text = err.status === 404 ? t("profile.not_found") : errorText(err);
       replace(this.root, h("div", { class: "panel", id: "profile-error" }, h("p", {}, text)));
       return;
