@@ -17,7 +17,7 @@ from tests.webapp.browser import Contexts, check_layout
 from tests.webapp.server import Server
 from tests.webapp.tables import drive, new_user_id, play_on
 from tests.webapp.telegram import snap_as_is
-from tests.webapp.tourneys import create, play_out, register, telegram_person
+from tests.webapp.tourneys import create, play_out, register, telegram_person, tournament
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 SCENE: dict[str, Any] = {}  # built once for the four runs: the same tournaments and players
@@ -42,7 +42,10 @@ async def scene(server: Server) -> dict[str, Any]:
         filling = await create(b, seats=6, buy_in=50, name="Weekend 6-max")
         await register(b, filling)
         await register(me, filling)
-        SCENE.update(me=me.user_id, done=done)
+        running = await create(b, name="Heads-up")
+        await register(b, running)
+        await register(me, running)
+        SCENE.update(me=me.user_id, done=done, table=(await tournament(me, running))["table_id"])
     return SCENE
 
 
@@ -74,4 +77,12 @@ async def test_competition_screens(server: Server, browser: Contexts, shots: Pat
     await page.wait_for_selector(".leader.you")
     await laid_out(page, lang)
     await snap_as_is(page, shots, f"leaders-{lang}-{theme}")
+    await page.click(".tabs [data-tab=tables]")
+    await page.wait_for_selector(".lobby .wallet")
+    await laid_out(page, lang)
+    await snap_as_is(page, shots, f"lobby-{lang}-{theme}")
+    await page.goto(f"{server.url}/?table={s['table']}" + page.url[page.url.index("#"):])
+    await page.wait_for_selector("#t-strip")
+    await page.wait_for_selector(".felt .seat.me")
+    await snap_as_is(page, shots, f"tourney-table-{lang}-{theme}")
     assert page.errors == []  # type: ignore[attr-defined]
