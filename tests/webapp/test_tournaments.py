@@ -11,8 +11,9 @@ import pytest
 
 from tests.webapp.api import ApiPlayer
 from tests.webapp.browser import Contexts
-from tests.webapp.server import Server
+from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
+from tests.webapp.telegram import open_in_telegram, receive, sign, wait_sent
 from tests.webapp.tourneys import create, play_out, register, telegram_person, tournament
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -152,3 +153,19 @@ async def test_create_form_shows_the_servers_refusal_and_creates_nothing(
         await page.click("[data-action=create-tournament]")
         await page.wait_for_selector(".t-status[data-status=registering]")
         assert "Made here" in await page.inner_text(".t-head h2")
+
+
+async def test_a_tournament_link_opens_its_screen_and_back_leads_to_the_lobby(
+    server: Server, browser: Contexts
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        maker = await ApiPlayer.login(http, server.url, new_user_id(), "Maker")
+        tid = await create(maker, seats=4, name="Linked")
+    user = {"id": new_user_id(), "first_name": "Linkee", "language_code": "en"}
+    init_data = await sign(DEV_TOKEN, user, start_param=f"tournament_{tid}")
+    page = await open_in_telegram(browser, f"{server.url}/", init_data)
+    await page.wait_for_selector(".t-status[data-status=registering]")
+    assert "Linked" in await page.inner_text(".t-head h2")
+    await wait_sent(page, "web_app_setup_back_button", {"is_visible": True})
+    await receive(page, "back_button_pressed")  # Telegram's own back button
+    await page.wait_for_selector(".tabs [data-tab=tables][aria-selected=true]")

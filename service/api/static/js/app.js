@@ -15,7 +15,7 @@ import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
   devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
-  requestedTable, telegramInitData,
+  requestedTable, requestedTournament, telegramInitData,
 } from "./auth.js";
 import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
@@ -91,6 +91,11 @@ class App {
       }
       this.api = new Api(initData, null, (err) => this.refused(err));
       await this.loadMe();
+      const tournament = requestedTournament(this.webApp);
+      if (tournament && !location.search) { // a link to a tournament opens its screen
+        history.replaceState(null, "",
+          `?screen=tournament&id=${encodeURIComponent(tournament)}${location.hash}`);
+      }
       if (!this.refusal) this.route(requestedTable(this.webApp));
       return;
     }

@@ -39,14 +39,24 @@ export function telegramInitData(webApp) {
   return webApp?.initData || hashParams().get("tgWebAppData") || "";
 }
 
+function startParam(webApp) {
+  return webApp?.initDataUnsafe?.start_param
+    || new URLSearchParams(location.search).get("tgWebAppStartParam")
+    || new URLSearchParams(telegramInitData(webApp)).get("start_param") || "";
+}
+
 /** The table a link asked for: `?table=<id>` or the Mini App start_param `table_<id>`. */
 export function requestedTable(webApp) {
-  const query = new URLSearchParams(location.search);
-  const direct = query.get("table");
+  const direct = new URLSearchParams(location.search).get("table");
   if (direct) return direct;
-  const start = webApp?.initDataUnsafe?.start_param || query.get("tgWebAppStartParam")
-    || new URLSearchParams(telegramInitData(webApp)).get("start_param") || "";
+  const start = startParam(webApp);
   return start.startsWith("table_") ? start.slice("table_".length) : null;
+}
+
+/** The tournament a Mini App link asked for: start_param `tournament_<id>`. */
+export function requestedTournament(webApp) {
+  const start = startParam(webApp);
+  return start.startsWith("tournament_") ? start.slice("tournament_".length) : null;
 }
 
 // --- dev mode: a test user of the person's choosing, remembered in localStorage ---------

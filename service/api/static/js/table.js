@@ -52,11 +52,13 @@ export class TableScreen {
     this.refreshing = null;
     this.again = false;
     this.unlisten = null;
-    // a seat (a person's, not a practice bot's) opens that player's profile
+    // another person's seat (not a practice bot's) opens that player's profile
     this.root.addEventListener("click", (e) => {
       const el = e.target.closest?.(".felt .seat[data-seat]");
       const seat = el && this.view?.seats.find((x) => String(x.seat) === el.dataset.seat);
-      if (seat && seat.user_id > 0) this.app.openProfile(seat.user_id);
+      if (seat && seat.user_id > 0 && seat.user_id !== this.app.me?.user?.id) {
+        this.app.openProfile(seat.user_id);
+      }
     });
   }
 
