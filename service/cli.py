@@ -16,7 +16,8 @@ commands:
                            a tournament's standings verified from its own events
   verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...
                            check an exported hand offline (no server, no Redis)
-  reindex                  rebuild the table indexes from the streams (REDIS_URL)
+  reindex [--stats]        rebuild the table indexes (or the player stats and
+                           leaderboards) from the streams (REDIS_URL)
 """
 
 

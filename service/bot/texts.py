@@ -312,6 +312,7 @@ def command_descriptions() -> dict[str, str]:
         "tables": _("This group's tables with a free seat"),
         "rules": _("How Svara is played"),
         "help": _("What the bot can do"),
+        "top": _("The leaderboard: top players by chips won"),
     }
 
 

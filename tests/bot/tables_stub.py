@@ -99,7 +99,7 @@ class StubTables:
 
     async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
         self.asked.append((period, group, you))
-        empty = {"period": period, "group": group, "entries": [], "you": None}
+        empty: JSON = {"period": period, "group": group, "entries": [], "you": None}
         return self.boards.get((period, group), empty)
 
     async def _unused(self, *args: Any, **kwargs: Any) -> Any:

@@ -16,7 +16,11 @@ unset; `svara reindex --stats` builds the next one beside it and then switches):
 A board's score is the player's net chips exactly (integers, exact in a double up to 2^53);
 the member is `<10^13 - ms when that net was reached, 13 digits>:<user id>`. ZREVRANGE orders
 equal scores by member, descending: the bigger inverted time -- whoever reached the net
-first -- ranks higher. A hand that leaves a player's net where it was keeps their member.
+first -- ranks higher. "When it was reached" is the settle time of the latest hand that moved
+the player's net (with none, of their earliest hand): a latest and an earliest do not depend
+on the order hands are applied in, so the live projection (tables interleaved as they
+settle) and a rebuild (table after table) end with the same members. The name shown is the
+one of the latest hand (`named`), for the same reason.
 
 `APPLY` checks the generation and the table's checkpoint and, in the same atomic step,
 advances the checkpoint and adds the hand's lines: however many replicas race, or a process
@@ -55,7 +59,10 @@ for i = 0, n - 1 do
   local user, name = ARGV[a], ARGV[a + 1]
   local net = tonumber(ARGV[a + 3])
   for _, key in ipairs({KEYS[3 + 2 * i], KEYS[4 + 2 * i]}) do
-    redis.call('HSET', key, 'name', name)
+    local named = redis.call('HGET', key, 'named')
+    if not named or inv <= named then
+      redis.call('HSET', key, 'name', name, 'named', inv)
+    end
     redis.call('HINCRBY', key, 'hands', 1)
     redis.call('HINCRBY', key, 'won', ARGV[a + 2])
     redis.call('HINCRBY', key, 'net', ARGV[a + 3])
@@ -70,16 +77,23 @@ for i = 0, n - 1 do
     for b = 0, nb - 1 do
       local z, m = KEYS[3 + 2 * n + 2 * b], KEYS[4 + 2 * n + 2 * b]
       local old = redis.call('HGET', m, user)
-      if not old or net ~= 0 then
-        local score = 0
-        if old then
-          score = tonumber(redis.call('ZSCORE', z, old) or '0')
-          redis.call('ZREM', z, old)
-        end
-        local member = inv .. ':' .. user
-        redis.call('ZADD', z, score + net, member)
-        redis.call('HSET', m, user, member)
+      local moved = redis.call('HEXISTS', m, user .. ':moved') == 1
+      local at = inv
+      if old then
+        local was = string.sub(old, 1, 13)
+        -- the latest hand that moved the net; with none, the earliest hand
+        if net ~= 0 and moved and was < inv then at = was end
+        if net == 0 and (moved or was > inv) then at = was end
       end
+      local score = 0
+      if old then
+        score = tonumber(redis.call('ZSCORE', z, old) or '0')
+        redis.call('ZREM', z, old)
+      end
+      local member = at .. ':' .. user
+      redis.call('ZADD', z, score + net, member)
+      redis.call('HSET', m, user, member)
+      if net ~= 0 then redis.call('HSET', m, user .. ':moved', '1') end
     end
   end
   a = a + 9
