@@ -96,4 +96,10 @@ async def test_leaders_show_your_own_rank_and_a_row_opens_the_profile(
         # the header opens your own profile
         await page.click("#profile-link")
         await page.wait_for_selector(f".profile-head[data-user='{uid}'] .badge.mine")
+        # a chat's board you have not played in: empty, and you are told you are not on it
+        await page.goto(page.url.replace(page.url[page.url.index("?"):page.url.index("#")],
+                                         "?screen=leaders&group=-100777"))
+        await page.wait_for_selector("#leaders-empty")
+        assert await page.inner_text("#leaders-you") == "You are not on the board yet: play a hand."
+        assert await page.inner_text(".leaders h2") == "Leaders of this chat"
         assert page.errors == []  # type: ignore[attr-defined]
