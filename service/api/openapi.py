@@ -175,17 +175,21 @@ def _tournaments() -> tuple[JSON, JSON]:
     tid = {"name": "tournament_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     status = {"enum": ["registering", "running", "finished", "cancelled"]}
+    ints = {"type": "array", "items": {"type": "integer"}}
     row: JSON = {"type": "object", "required": ["tournament_id", "name", "status", "seats",
                                           "registered", "buy_in", "table_id"], "properties": {
         "tournament_id": {"type": "string"}, "name": {"type": "string"},
         "status": status,
         "seats": {"type": "integer"}, "registered": {"type": "integer"},
-        "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]}}}
+        "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]},
+        "fill_by": {"type": "number"}, "prize_table": ints}}
     one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
                                           "level", "table_id", "version"], "properties": {
         "tournament_id": {"type": "string"}, "status": status,
         "settings": _OBJ, "level": {"type": "integer"},
         "table_id": {"type": ["string", "null"]}, "version": {"type": "integer"},
+        "ante": {"type": "integer"}, "created_by": {"type": "integer"},
+        "fill_by": {"type": "number"}, "pool": {"type": "integer"}, "prize_table": ints,
         "players": {"type": "array", "items": {"type": "object", "properties": {
             "user_id": {"type": "integer"}, "name": {"type": "string"},
             "place": {"type": ["integer", "null"]}, "prize": {"type": ["integer", "null"]}}}}}}

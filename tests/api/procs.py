@@ -39,8 +39,9 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0, *, healthy: bool = True) -> Server:
-        """Start and wait until it answers /api/health (with 200 unless `healthy` is False)."""
+    def start(self, timeout: float = 60.0, *, healthy: bool = True) -> Server:
+        """Start and wait until it answers /api/health (with 200 unless `healthy` is False).
+        A busy machine may take half a minute just to import aiogram's models."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],

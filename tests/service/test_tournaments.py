@@ -207,3 +207,25 @@ async def test_reconciler_completes_a_registration_whose_completion_was_lost(
     assert not w.reserved and w.balance == 1000 - SETTINGS.buy_in
     assert w.tables == [wallet_table(tid)]
     await assert_conserved(service, [user], [], [tid])
+
+
+async def test_a_started_tournament_table_is_not_in_the_lobby_and_its_view_says_so(
+    services: Factory, clock: FakeClock
+) -> None:
+    service = await services()
+    users = make_users(4)
+    tid = await service.tournaments.create(users[0], SETTINGS)
+    waiting = await service.tournaments.get(tid)
+    assert waiting["fill_by"] == clock.now + SETTINGS.fill_seconds
+    assert waiting["prize_table"] == [100] and waiting["ante"] == 5 and waiting["pool"] == 0
+    for user in users:
+        started = await service.tournaments.register(user, tid)
+    table_id = started["table_id"]
+    assert started["pool"] == 400 and started["settings"]["turn_seconds"] == 15
+    listed = await service.list_tables(limit=100)
+    assert table_id not in [t["table_id"] for t in listed["tables"]]
+    view = await service.view(users[0], table_id)
+    assert view["tournament"] == {"tournament_id": tid, "level": 1, "next_ante": None}
+    row = next(r for r in (await service.tournaments.list())["tournaments"]
+               if r["tournament_id"] == tid)
+    assert row["prize_table"] == [100] and row["fill_by"] == waiting["fill_by"]

@@ -56,7 +56,7 @@ export class LeadersScreen {
         onclick: () => this.app.openProfile(e.user_id) },
       h("span", { class: "rank" }, num(e.rank)),
       h("bdi", { class: "user leader-name", translate: "no" }, e.name),
-      h("span", { class: `net ${e.net < 0 ? "neg" : "pos"}` }, signed(e.net))));
+      h("bdi", { class: `leader-net ${e.net < 0 ? "neg" : "pos"}`, dir: "ltr" }, signed(e.net))));
   }
 
   paint(board) {

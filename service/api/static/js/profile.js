@@ -29,7 +29,7 @@ export function winRate(s) {
 function cell(key, s) {
   if (!s) return "–";
   if (key === "win_rate") return winRate(s);
-  if (key === "net") return signed(s.net ?? 0);
+  if (key === "net") return h("bdi", { dir: "ltr" }, signed(s.net ?? 0));
   const value = s[key];
   return value === null || value === undefined ? "–" : num(value);
 }
@@ -58,6 +58,14 @@ export class ProfileScreen {
         `/api/players/${encodeURIComponent(this.userId)}/stats`);
     } catch (err) {
       if (this.gone) return;
+      const me = this.app.me?.user;
+      if (err.status === 404 && me && String(me.id) === String(this.userId)) {
+        // no hand of yours counted yet: your profile, all zeros
+        const zero = { hands: 0, won: 0, net: 0, biggest_pot: 0, svaras: 0, svaras_won: 0,
+          best_score: 0 };
+        this.paint({ user_id: me.id, name: me.name, all: zero, week: zero });
+        return;
+      }
       const text = err.status === 404 ? t("profile.not_found") : errorText(err);
       replace(this.root, h("div", { class: "panel", id: "profile-error" }, h("p", {}, text)));
       return;
@@ -76,7 +84,8 @@ export class ProfileScreen {
           h("h2", { class: "profile-name" }, h("bdi", { class: "user", translate: "no" }, stats.name)),
           own && h("span", { class: "badge mine" }, t("profile.you"))),
         h("div", { class: "profile-net" }, h("small", { class: "muted" }, t("profile.net_all")),
-          h("strong", { class: (stats.all?.net ?? 0) < 0 ? "neg" : "pos" }, signed(stats.all?.net ?? 0)))),
+          h("strong", { class: (stats.all?.net ?? 0) < 0 ? "neg" : "pos" },
+            h("bdi", { dir: "ltr" }, signed(stats.all?.net ?? 0))))),
       h("div", { class: "panel" },
         none ? h("p", { class: "muted", id: "profile-empty" }, t("profile.no_hands")) : null,
         h("table", { class: "stats-table", id: "profile-stats" },

@@ -60,7 +60,9 @@ export class TableScreen {
     this.root.addEventListener("click", (e) => {
       const el = e.target.closest?.(".felt .seat[data-seat]");
       const seat = el && this.view?.seats.find((x) => String(x.seat) === el.dataset.seat);
-      if (seat && seat.user_id > 0) this.app.openProfile(seat.user_id);
+      if (seat && seat.user_id > 0 && seat.user_id !== this.app.me?.user?.id) {
+        this.app.openProfile(seat.user_id);
+      }
     });
   }
 

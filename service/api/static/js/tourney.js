@@ -70,7 +70,7 @@ export class TournamentScreen {
 
   paint() {
     const tn = this.tn;
-    this.app.setTitle(tn.settings.name, statusText(tn.status));
+    this.app.setTitle(t("tourney.table_badge"), statusText(tn.status));
     replace(this.root, this.head(tn), this.prizes(tn), this.players(tn), this.rules(tn),
       this.auditPanel());
   }
@@ -79,8 +79,9 @@ export class TournamentScreen {
     const s = tn.settings;
     const facts = [
       fact(t("tourney.seats_label"), h("span", { class: "t-seats", dataset: {
-        registered: tn.players.length } }, t("tourney.seats", {
-        registered: tn.players.length, seats: s.seats })), "seats"),
+        registered: tn.players.length } }, tn.status === "registering" ? t("tourney.seats", {
+        registered: tn.players.length, seats: s.seats }) : t("tourney.players", {
+        count: tn.players.length })), "seats"),
       fact(t("tourney.buy_in_label"), chips(s.buy_in), "buy_in"),
     ];
     if (tn.status === "registering") {

@@ -25,9 +25,19 @@ function ints(text) {
   return parts.every((p) => /^\d+$/.test(p)) ? parts.map(Number) : null;
 }
 
+// The bounds the request's own schema checks before the settings are (its 400 names only the
+// field: `$.seats`); the rest the settings' check names with their bounds.
+const BODY_BOUNDS = { seats: [2, 10], turn_seconds: [5, 600] };
+
 /** The server's refusal of the settings, in the player's words where we know the field. */
 export function settingsText(err) {
   const message = err?.message || "";
+  const at = err?.code === "invalid_body" && message.match(/at `\$\.(\w+)/);
+  if (at && FIELDS[at[1]]) {
+    const bounds = BODY_BOUNDS[at[1]];
+    return bounds ? t("tourney.bad_range", { field: t(FIELDS[at[1]]), low: bounds[0], high: bounds[1] })
+      : t("tourney.bad_field", { field: t(FIELDS[at[1]]) });
+  }
   const range = message.match(/^(\w+) must be a whole number from (\d+) to (\d+)/);
   if (range && FIELDS[range[1]]) {
     let [low, high] = [Number(range[2]), Number(range[3])];

@@ -84,5 +84,5 @@ export function standings(app, players, { limit = 0 } = {}) {
   h("span", { class: "place" }, num(p.place)),
   h("button", { type: "button", class: "link who-link", dataset: { action: "profile" },
     onclick: () => app.openProfile(p.user_id) }, h("bdi", { class: "user", translate: "no" }, p.name)),
-  h("span", { class: "prize" }, p.prize ? `+${num(p.prize)}` : num(0)))));
+  h("bdi", { class: "prize", dir: "ltr" }, p.prize ? `+${num(p.prize)}` : num(0)))));
 }

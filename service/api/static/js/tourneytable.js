@@ -11,10 +11,10 @@ export function tourneyStrip(v, app) {
   if (!tn) return null;
   return h("div", { class: "t-strip", id: "t-strip", dataset: { level: tn.level } },
     h("span", { class: "t-strip-text" },
-      h("strong", {}, t("tourney.table_badge")), " · ",
-      h("span", { class: "t-level" }, t("tourney.level_ante", { level: tn.level, ante: v.settings?.ante })),
+      h("strong", { class: "t-level" }, t("tourney.level_ante", { level: tn.level, ante: v.settings?.ante })),
       tn.next_ante ? [" · ", h("span", { class: "t-next" }, t("tourney.next_ante", { ante: tn.next_ante }))]
-        : null),
+        : null,
+      h("small", { class: "t-strip-note muted" }, t("tourney.table_note"))),
     h("button", { type: "button", class: "link small", dataset: { action: "tournament" },
       onclick: () => app.openTournament(tn.tournament_id) }, t("tourney.details")));
 }
