@@ -60,12 +60,12 @@ _encode = msgspec.json.Encoder().encode
 # -- processes ------------------------------------------------------------------------------
 
 def start(cmd: list[str], env: dict[str, str], health: str,
-          cwd: Path = REPO) -> subprocess.Popen[bytes]:
+          cwd: Path = REPO, within: float = 30.0) -> subprocess.Popen[bytes]:
     """Start a server (its output goes to a temp file: a full pipe would stall it)."""
     log = tempfile.NamedTemporaryFile(prefix="bench-api-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(cmd, cwd=cwd, env={**os.environ, **env},
                             stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{cmd} exited: {Path(log.name).read_text()[-2000:]}")

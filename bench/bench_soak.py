@@ -187,7 +187,7 @@ async def soak(args: argparse.Namespace, redis_url: str) -> JSON:
         {"REDIS_URL": redis_url, "BOT_TOKEN": api.TOKEN, "BOT_MODE": "off",
          "SVARA_NAMESPACE": "soak", "LOG_LEVEL": "WARNING", "IDLE_CLOSE_SECONDS": "2",
          "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"},
-        f"{url}/api/health")
+        f"{url}/api/health", within=180)  # a loaded machine imports aiogram slowly
     redis = Redis.from_url(redis_url)
     http = api.HttpPool("127.0.0.1", args.port, 64)
     samples: list[JSON] = []
