@@ -4,6 +4,7 @@
 //   table     /?table=<id>                        table.js
 //   history   /?table=<id>&screen=history         history.js
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
+//   replay    /?table=<id>&screen=replay&hand=<n>[&from=table|history|audit|lobby]  replay.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
 //   refused   any, once the server refused Telegram's login   refused.js
@@ -20,6 +21,7 @@ import { setLanguage, supported, t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { connection } from "./net.js";
 import { RefusedScreen } from "./refused.js";
+import { ReplayScreen } from "./replay.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
 import { TableScreen } from "./table.js";
@@ -36,6 +38,16 @@ function telegramLanguage(webApp, initData) {
   } catch {
     return "";
   }
+}
+
+/** Where "back" leads from a replayer that is the first page: the place named by `from`. */
+function replayParent(params) {
+  const table = `?table=${encodeURIComponent(params.get("table"))}`;
+  const from = params.get("from");
+  if (from === "lobby") return "";
+  if (from === "history") return `${table}&screen=history`;
+  if (from === "audit") return `${table}&screen=audit&hand=${Number(params.get("hand"))}`;
+  return table;
 }
 
 class App {
@@ -193,6 +205,9 @@ class App {
     else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
     else if (id && screen === "audit") {
       this.show(new AuditScreen(this, id, Number(params.get("hand"))), "audit");
+    } else if (id && screen === "replay") {
+      this.show(new ReplayScreen(this, id, Number(params.get("hand")),
+        { from: params.get("from") || "" }), "replay");
     } else if (id) this.show(new TableScreen(this, id), "table");
     else this.show(new Lobby(this), "lobby");
   }
@@ -214,6 +229,18 @@ class App {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
   }
 
+  /**
+   * The replayer of settled hand `hand` of table `tableId` (a number), as a new page: "back"
+   * (the app's and Telegram's BackButton) returns to where it was opened from. `from` names
+   * that place when the replayer is the first page (a link opened it): "table" (the
+   * default), "history", "audit" or "lobby". Links such as `?hand=` or a start parameter
+   * can call this directly.
+   */
+  openReplay(tableId, hand, { from = "" } = {}) {
+    const back = from ? `&from=${encodeURIComponent(from)}` : "";
+    this.open(`?table=${encodeURIComponent(tableId)}&screen=replay&hand=${Number(hand)}${back}`);
+  }
+
   /** Back: through the pages this app opened, else up to the screen's parent. */
   goBack() {
     if (this.depth > 0) {
@@ -222,7 +249,8 @@ class App {
     }
     const params = new URLSearchParams(location.search);
     const id = params.get("table");
-    const parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    let parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    if (id && params.get("screen") === "replay") parent = replayParent(params);
     history.replaceState(null, "", `${location.pathname}${parent}${location.hash}`);
     this.route();
   }

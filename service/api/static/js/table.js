@@ -267,6 +267,7 @@ export class TableScreen {
       onInfo: () => this.openInfo(),
       onLeave: () => this.leave(),
       onAudit: () => this.app.openAudit(this.tableId, this.result.number),
+      onReplay: () => this.app.openReplay(this.tableId, this.result.number, { from: "table" }),
       onHistory: () => this.app.openHistory(this.tableId),
     }), actionBar(this, v, me), this.sheet);
     closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));

@@ -25,7 +25,7 @@ function tools(v, me, { leaveArmed, onLeave, onHistory }) {
  *  `result` the last settled hand (GET /hands's shape), `line` the last event in words,
  *  `stake` what the viewer put into that hand (if known), `dealKey` a deal seen dealt live. */
 export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
-  onInfo, onLeave, onAudit, onHistory }) {
+  onInfo, onLeave, onAudit, onHistory, onReplay }) {
   const hv = v.hand;
   const explanation = explain(v);
   const many = (v.settings?.max_seats ?? 6) > 6;
@@ -39,7 +39,7 @@ export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
       explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
       line ? h("p", { class: "last-line muted", id: "last-line" }, line) : null),
     svaraPanel(v),
-    resultPanel(result, { me: seat, stake, onAudit, onHistory }),
+    resultPanel(result, { me: seat, stake, onAudit, onHistory, onReplay }),
     h("div", { class: "bar-space" }),
   ];
 }
