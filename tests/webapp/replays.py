@@ -8,12 +8,75 @@ in one synchronous evaluation (the felt is drawn from the step's view in the sam
 
 from __future__ import annotations
 
+import contextlib
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
+import redis
 from playwright.async_api import Page
 
+from events.store.redis_store import RedisEventStore
+from tests.conftest import REDIS_TEST_URL
+from tests.fair.make_corpus import read_log
+from tests.fair.tamper import tamper
 from tests.webapp.api import JSON, ApiPlayer, legal
+from tests.webapp.server import DEV_TOKEN, REPO, Server
 from tests.webapp.tables import Move, drive
+
+CORPUS = REPO / "docs" / "verifier-corpus"
+
+
+@contextlib.contextmanager
+def own_namespace(prefix: str) -> Iterator[str]:
+    """A namespace of the caller's own on the test Redis, deleted afterwards."""
+    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    client = redis.Redis.from_url(REDIS_TEST_URL)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.fail(f"Redis is required at {REDIS_TEST_URL} ({exc})")
+    try:
+        yield name
+    finally:
+        for key in client.scan_iter(match=f"*{name}*", count=500):
+            client.delete(key)
+        client.close()
+
+
+@contextlib.contextmanager
+def serving(namespace: str, log: Path) -> Iterator[Server]:
+    """`svara serve` in dev mode on the test Redis, in `namespace`, signing with DEV_TOKEN."""
+    srv = Server(log, extra_env={"REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace,
+                                 "DEV_TOKEN": DEV_TOKEN})
+    try:
+        srv.wait_ready(within=40)  # a loaded machine starts it slowly
+        yield srv
+    finally:
+        srv.stop()
+
+
+def corpus_case(name: str) -> dict[str, Any]:
+    manifest = json.loads((CORPUS / "manifest.json").read_text())
+    case: dict[str, Any] = next(c for c in manifest["files"] if c["name"] == name)
+    case["export"] = json.loads((CORPUS / case["file"]).read_text())
+    case["entries"] = json.loads((CORPUS / case["log"]).read_text())
+    return case
+
+
+async def store_corpus_table(store: RedisEventStore, namespace: str, name: str) -> dict[str, Any]:
+    """The whole stored log of corpus table `name` written into `namespace`, as the store
+    keeps it: the server then reads that table like any other. The case, with its table id
+    and hand."""
+    case = corpus_case(name)
+    table = case["export"]["table_id"]
+    stored = read_log(case["entries"])
+    await tamper(store, f"{namespace}:table:{table}", lambda _events: stored)
+    return case
+
 
 STATE_JS = """() => {
   const root = document.querySelector('#replay');

@@ -11,8 +11,8 @@ export function controls({ count, starts, onPrev, onNext, onSeek, onPlay, onSpee
   const slider = h("input", { type: "range", min: 0, max: Math.max(0, count - 1), step: 1, value: 0,
     id: "replay-slider", "aria-label": t("replay.slider"),
     oninput: (e) => onSeek(Number(e.target.value)) });
-  // the arrows point the way the steps go on screen: in a right-to-left page, "next" is left
-  const [back, forth] = isRtl() ? ["›", "‹"] : ["‹", "›"];
+  // (‹ and › are mirrored glyphs: in a right-to-left page "next" points left by itself)
+  const [back, forth] = ["‹", "›"];
   const prev = h("button", { type: "button", class: "ctl", dataset: { action: "prev" },
     "aria-label": t("replay.prev"), title: t("replay.prev"), onclick: onPrev },
   h("span", { "aria-hidden": "true" }, back));

@@ -66,6 +66,16 @@ export function scoringOf(settings) {
   return { jokerPair: settings?.joker_pair || "sum", natural777: Number(settings?.natural_777 || 34) };
 }
 
+/** The step of `version`; for a version no step has (an event removed there, or past the
+ *  hand's end) the step where it would be; for one before the hand, the first. */
+export function stepAt(steps, version, index = null) {
+  const known = index ? index.get(version) : steps.findIndex((s) => s.version === version);
+  if (known !== undefined && known >= 0) return known;
+  const after = steps.findIndex((s) => s.version > version);
+  if (after >= 0) return after;
+  return steps.length ? steps.length - 1 : null;
+}
+
 /** Where each svara deal starts: [{deal, index}] for deal 1 and every svara deal. */
 export function dealStarts(steps) {
   const out = [];
@@ -99,11 +109,7 @@ export async function crossCheck(steps, doc) {
   steps.forEach((step, i) => { out.marks[i].diffs = differences(step, byVersion.get(step.version)); });
   const index = new Map(steps.map((s, i) => [s.version, i]));
   for (const f of out.verdict.failures) {
-    // (a failure past the hand's end, e.g. events removed, shows at its last step; one in the
-    // file's events before the hand, at its first)
-    const at = index.has(f.version) ? index.get(f.version)
-      : f.version > (steps.at(-1)?.version ?? 0) ? steps.length - 1
-        : f.version < (steps[0]?.version ?? 0) ? 0 : null;
+    const at = stepAt(steps, f.version, index);
     if (at === null) out.extra.push(f);
     else out.marks[at].failures.push(f);
   }

@@ -6,6 +6,7 @@ import { h, who } from "./dom.js";
 import { chips, list, num, t, tNodes } from "./i18n.js";
 import { checkName } from "./audit.js";
 import { eventLine, outcome } from "./panels.js";
+import { stepAt } from "./replaydata.js";
 
 /** Every seat's name across the hand (a player who left mid-hand keeps theirs). */
 export function handNames(steps) {
@@ -100,7 +101,6 @@ export function checksBlock(own, onPick, steps) {
       : t("audit.malformed", { reason: own.problem })));
   }
   const ok = own.verdict.ok && own.marks.every((m) => !m.diffs.length) && !own.extra.length;
-  const index = new Map(steps.map((s, i) => [s.version, i]));
   return h("section", { class: `panel replay-checks ${ok ? "ok" : "bad"}`, id: "replay-checks",
     dataset: { verified: String(ok) } },
   h("strong", {}, ok ? t("replay.agrees") : t("replay.disagrees")),
@@ -109,7 +109,7 @@ export function checksBlock(own, onPick, steps) {
     class: r.ok ? "ok" : "bad", dataset: { check: r.check, ok: String(r.ok), version: r.ok ? "" : r.version ?? "" } },
   h("span", { class: "mark", "aria-hidden": "true" }, r.ok ? "✓" : "✗"), " ",
   h("span", {}, checkName(r.check)),
-  !r.ok && index.has(r.version) ? [" · ", h("button", { type: "button", class: "link",
-    onclick: () => onPick(index.get(r.version)) }, t("audit.at_event", { version: String(r.version) }))]
-    : null))));
+  !r.ok && stepAt(steps, r.version) !== null ? [" · ", h("button", { type: "button",
+    class: "link", onclick: () => onPick(stepAt(steps, r.version)) },
+  t("audit.at_event", { version: String(r.version) }))] : null))));
 }
