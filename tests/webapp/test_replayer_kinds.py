@@ -96,7 +96,7 @@ async def test_every_kind_of_hand_replays(
                 assert faces == deals[step["event"]["data"]["deal"]], (name, i)
         await page.keyboard.press("End")
         assert (await screen_state(page))["result"]  # the settled hand's result on the felt
-        assert await page.locator(".replay-result .result").count() == 1
+        assert await page.is_visible(".replay-result .result")
         assert not page.errors  # type: ignore[attr-defined]
     finally:
         for context in contexts.opened:

@@ -94,7 +94,9 @@ export class ReplayScreen {
     this.items = this.steps.map((step, i) => stepItem(step, i, { names: this.names,
       mark: this.own.marks[i], current: false, onPick: (at) => { this.pause(); this.show(at); } }));
     this.list = h("ol", { class: "steps", id: "steps" }, this.items);
-    this.resultSlot = h("div", { class: "replay-result" });
+    const me = this.steps.at(-1)?.view?.you?.seat ?? null;
+    this.resultSlot = h("div", { class: "replay-result", dataset: { shown: "false" } },
+      resultPanel(this.result, { me, stake: this.result?.stakes?.[me], compact: true }));
     this.bar = controls({ count: n, starts: this.starts,
       onPrev: () => this.step(-1), onNext: () => this.step(1),
       onSeek: (i) => { this.pause(); this.show(i); },
@@ -103,8 +105,8 @@ export class ReplayScreen {
       this.modes, this.modeNote, this.feltWrap, this.now,
       h("details", { class: "panel replay-log", open: true },
         h("summary", {}, t("replay.steps", { count: n })), this.list),
-      this.resultSlot,
       checksBlock(this.own, (i) => { this.pause(); this.show(i); }, this.steps),
+      this.resultSlot,
       this.app.openAudit ? h("p", { class: "replay-links" },
         h("button", { type: "button", class: "link", dataset: { action: "audit" },
           onclick: () => this.app.openAudit(this.tableId, this.hand) }, t("result.check"))) : null,
@@ -160,9 +162,8 @@ export class ReplayScreen {
     if (top < this.list.scrollTop || top > this.list.scrollTop + this.list.clientHeight - 40) {
       this.list.scrollTop = Math.max(0, top - this.list.clientHeight / 3);
     }
-    const settled = step.event.type === "hand_settled";
-    replace(this.resultSlot, settled ? resultPanel(this.result, { me: step.view?.you?.seat ?? null,
-      stake: this.result?.stakes?.[step.view?.you?.seat], compact: true }) : null);
+    // The result panel is laid out once, and shown (not laid out again) at the settlement.
+    this.resultSlot.dataset.shown = String(step.event.type === "hand_settled");
     this.bar.paint({ index: at, playing: this.timer !== null, speed: this.speed,
       deal: step.view?.hand?.deal ?? step.deal ?? 1 });
     if (this.timer !== null && at >= n - 1) this.pause();
