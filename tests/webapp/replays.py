@@ -19,7 +19,11 @@ import pytest
 import redis
 from playwright.async_api import Page
 
+from events.codec import encode_table_event
+from events.store.base import StoredEvent
+from events.store.chain import at_text, link_of
 from events.store.redis_store import RedisEventStore
+from events.table import PlayerLeft, TableClosed, TableEvent
 from tests.conftest import REDIS_TEST_URL
 from tests.fair.make_corpus import read_log
 from tests.fair.tamper import tamper
@@ -76,6 +80,25 @@ async def store_corpus_table(store: RedisEventStore, namespace: str, name: str) 
     stored = read_log(case["entries"])
     await tamper(store, f"{namespace}:table:{table}", lambda _events: stored)
     return case
+
+
+async def close_table(store: RedisEventStore, namespace: str, table: str,
+                      seats: list[JSON]) -> None:
+    """Everyone at `table` (`seats` as a view lists them) leaves with their stack and the
+    table closes, appended to its stored log with their chain hashes, as the live path would."""
+    stream = f"{namespace}:table:{table}"
+    stored = await store.read(stream)
+    last = stored[-1]
+    events: list[TableEvent] = [
+        PlayerLeft(user_id=s["user_id"], seat=s["seat"], cashed_out=s["stack"],
+                   transfer_id=f"leave-{table}-{s['seat']}", at=last.at + 1) for s in seats]
+    events.append(TableClosed(idle_seconds=600.0))
+    added, prev = [], last.hash
+    for i, event in enumerate(events):
+        data, at = encode_table_event(event), last.at + 1 + i
+        prev = link_of(2, prev, at_text(at), data)
+        added.append(StoredEvent(last.version + 1 + i, data, at, prev, chain=2))
+    await tamper(store, stream, lambda old: [*old, *added])
 
 
 STATE_JS = """() => {

@@ -8,6 +8,8 @@ the step the corpus names for it."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -22,18 +24,20 @@ from tests.conftest import REDIS_TEST_URL
 from tests.webapp.api import ApiPlayer
 from tests.webapp.browser import Contexts
 from tests.webapp.replays import (
+    close_table,
     open_replay,
     own_namespace,
     screen_state,
     serving,
     store_corpus_table,
 )
-from tests.webapp.server import DEV_TOKEN, Server
+from tests.webapp.server import DEV_TOKEN, REPO, Server
 from tests.webapp.telegram import LIGHT, fragment, sign, telegram_page
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 GOOD = ["v1-deck", "v2-deck", "svara", "split-pot", "capped-showdown", "blinds", "timeout",
         "player-left"]
+BENCH = REPO / "bench" / "bench_replayer.py"
 TAMPERED = ["changed-bet-hash-kept", "changed-bet", "swapped-cards", "wrong-seed", "removed-event"]
 
 
@@ -103,6 +107,29 @@ async def test_every_kind_of_hand_replays(
             await context.close()
 
 
+async def test_a_hand_of_a_closed_table_replays(
+    redis_server: Server, chromium: Browser, store: RedisEventStore, namespace: str
+) -> None:
+    case = await store_corpus_table(store, namespace, "v2-deck")
+    table = case["export"]["table_id"]
+    async with aiohttp.ClientSession() as http:
+        api = await ApiPlayer.login(http, redis_server.url, 7_000_000, "Viewer")
+        view = await api.view(table)
+        await close_table(store, namespace, table, view["seats"])
+        closed = await api.view(table)
+        assert closed["seats"] == [] and closed.get("closed", True), closed
+    replay, _audit, page, contexts = await replayed(chromium, redis_server, case, 7_000_000)
+    try:
+        state = await screen_state(page)
+        assert len(state["steps"]) == len(replay["steps"]) > 0
+        assert not [s for s in state["steps"] if s["bad"]]
+        assert state["checks"] == "true"
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        for context in contexts.opened:
+            await context.close()
+
+
 @pytest.mark.parametrize("name", TAMPERED)
 async def test_a_tampered_log_is_marked_where_it_broke(
     redis_server: Server, chromium: Browser, store: RedisEventStore, namespace: str, name: str
@@ -124,3 +151,15 @@ async def test_a_tampered_log_is_marked_where_it_broke(
     finally:
         for context in contexts.opened:
             await context.close()
+
+
+async def test_the_replayer_bench_loads_its_hand() -> None:
+    """bench/bench_replayer.py (not a test: it measures) still finds its hand: the corpus's
+    svara, replayed and exported by the service, several deals and about 40 events."""
+    spec = importlib.util.spec_from_file_location("bench_replayer", BENCH)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    replay, exported, deals = await bench.svara_hand()
+    assert deals >= 3 and len(replay["steps"]) >= 36
+    assert json.loads(exported)["hand"] == replay["hand"]
