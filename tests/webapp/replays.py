@@ -137,9 +137,9 @@ async def open_replay(page: Page, base: str, table: str, hand: int, fragment: st
 
 
 def varied(*, looker: int, leaver: int | None = None) -> Any:
-    """A policy that makes hands of every kind: `looker` looks at its cards first, the first
-    to act may go blind once, everyone passes or calls the least (to a showdown), joins
-    every svara; `leaver` (a user id) is left to the test (it leaves mid-hand)."""
+    """A policy that makes hands of many kinds: the first to act in a hand bets blind,
+    `looker` looks at its cards, everyone passes or calls the least (to a showdown) and joins
+    every svara; `leaver` (a user id) is left to the test."""
     blinded: set[int] = set()
 
     def policy(player: ApiPlayer, view: JSON) -> Move:
@@ -148,13 +148,13 @@ def varied(*, looker: int, leaver: int | None = None) -> Any:
             return None
         if "join_svara" in moves:
             return "join_svara", None
-        if player.user_id == looker and "look" in moves:
-            return "look", None
         hand = view["hand"]
         if "blind" in moves and hand and hand["number"] not in blinded:
             blinded.add(hand["number"])
             rule = moves["blind"]
             return "blind", int(rule["min"]) if "min" in rule else None
+        if player.user_id == looker and "look" in moves:
+            return "look", None
         for kind in ("pass", "call"):
             if kind in moves:
                 return kind, None
