@@ -11,17 +11,18 @@ export function controls({ count, starts, onPrev, onNext, onSeek, onPlay, onSpee
   const slider = h("input", { type: "range", min: 0, max: Math.max(0, count - 1), step: 1, value: 0,
     id: "replay-slider", "aria-label": t("replay.slider"),
     oninput: (e) => onSeek(Number(e.target.value)) });
-  // (‹ and › are mirrored glyphs: in a right-to-left page "next" points left by itself)
-  const [back, forth] = ["‹", "›"];
+  // The arrows point the way the steps go on screen: in a right-to-left page "next" is on
+  // the left and points left (each glyph set left to right, so no mirroring turns it again).
+  const [back, forth] = isRtl() ? ["›", "‹"] : ["‹", "›"];
   const prev = h("button", { type: "button", class: "ctl", dataset: { action: "prev" },
     "aria-label": t("replay.prev"), title: t("replay.prev"), onclick: onPrev },
-  h("span", { "aria-hidden": "true" }, back));
+  h("span", { "aria-hidden": "true", dir: "ltr" }, back));
   const next = h("button", { type: "button", class: "ctl", dataset: { action: "next" },
     "aria-label": t("replay.next"), title: t("replay.next"), onclick: onNext },
-  h("span", { "aria-hidden": "true" }, forth));
+  h("span", { "aria-hidden": "true", dir: "ltr" }, forth));
   const play = h("button", { type: "button", class: "ctl play primary", dataset: { action: "play" },
     onclick: onPlay });
-  const speed = h("button", { type: "button", class: "ctl speed", dataset: { action: "speed" },
+  const speed = h("button", { type: "button", class: "ctl speed", dir: "ltr", dataset: { action: "speed" },
     "aria-label": t("replay.speed"), title: t("replay.speed"), onclick: onSpeed });
   const deals = starts.length > 1 ? starts.map((s) => h("button", { type: "button",
     class: "deal-jump", dataset: { action: "deal", deal: s.deal },
