@@ -359,3 +359,43 @@ async def test_a_hand_in_progress_and_an_unknown_hand_say_so(
             assert await page.get_attribute("#replay-error", "data-code") == code
     finally:
         await close(page)
+
+
+async def test_a_server_picture_that_differs_from_the_events_is_marked(
+    redis_server: Server, chromium: Browser, hands: Hands
+) -> None:
+    """A replay answer whose views lie (a pot, a stack, a turn) while the stored events are
+    honest: this browser's own replay of the export marks exactly those steps."""
+    steps = (await replay_of(hands.ana, hands.table, hands.svara))["steps"]
+    live = [i for i, s in enumerate(steps)
+            if s["view"]["hand"] and s["view"]["hand"]["phase"] == "betting"
+            and s["view"]["hand"]["turn"] is not None]
+    pot_at, stack_at, turn_at = live[0], live[1], live[2]
+    page = await ana_page(chromium, hands)
+
+    async def lying(route: Any) -> None:
+        response = await route.fetch()
+        body = await response.json()
+        views = [s["view"] for s in body["steps"]]
+        views[pot_at]["hand"]["pot"] += 7
+        views[stack_at]["seats"][0]["stack"] -= 5
+        hv = views[turn_at]["hand"]
+        others = [s["seat"] for s in views[turn_at]["seats"] if s["seat"] != hv["turn"]]
+        hv["turn"] = others[0]
+        await route.fulfill(response=response, json=body)
+
+    try:
+        await page.route(f"**/hands/{hands.svara}/replay", lying)
+        await open_replay(page, redis_server.url, hands.table, hands.svara, page.fragment)
+        state = await screen_state(page)
+        assert [i for i, s in enumerate(state["steps"]) if s["bad"]] == sorted(
+            {pot_at, stack_at, turn_at})
+        kinds = await page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+          '#steps .step.bad')].map((li) => [li.dataset.index,
+          [...li.querySelectorAll('.diff')].map((d) => d.dataset.diff)]))""")
+        assert kinds == {str(pot_at): ["pot"], str(stack_at): ["stack"], str(turn_at): ["turn"]}
+        assert state["checks"] == "false"  # the file verifies; the server's picture does not
+        await page.fill("#replay-slider", str(pot_at))
+        assert await page.is_visible("#now-bad")
+    finally:
+        await close(page)
