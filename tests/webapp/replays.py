@@ -1,8 +1,10 @@
 """Hands for the replayer's browser tests, and the replayer as the page shows it.
 
 The hands are played over the HTTP API (tests/webapp/tables.py) on a real server, as fast as it
-answers: until a hand has a svara (about one hand in ten ties), with a look, a blind and a
-player leaving in the middle of a hand on the way. `screen_state` reads the replayer's step
+answers: until a hand has a svara (about one hand in ten ties), with a look and a blind on
+the way. The rarer kinds (a v1 deck, a split, a capped showdown, a timeout, a player leaving
+mid-hand) come from docs/verifier-corpus, whose stored logs are written into Redis as the
+store keeps them (`store_corpus_table`). `screen_state` reads the replayer's step
 in one synchronous evaluation (the felt is drawn from the step's view in the same task).
 """
 
@@ -126,6 +128,22 @@ STATE_JS = """() => {
 }"""
 
 
+def shown(view: dict[str, Any]) -> dict[str, Any]:
+    """What the felt must show for `view`: each seat's stack, turn and face-up cards, the pot."""
+    hv = view["hand"]
+    live = hv is not None and hv["phase"] != "settled"
+    return {
+        "seats": sorted((s["seat"], s["stack"], live and hv["turn"] == s["seat"],
+                         tuple(s["cards"] or ())) for s in view["seats"]),
+        "pot": hv["pot"] if hv and not (hv["phase"] == "settled" and hv.get("result")) else None,
+    }
+
+
+def on_screen(state: dict[str, Any]) -> dict[str, Any]:
+    return {"seats": sorted((s["seat"], s["stack"], s["turn"], tuple(s["faces"]))
+                            for s in state["seats"]), "pot": state["pot"]}
+
+
 async def screen_state(page: Page) -> dict[str, Any]:
     found: dict[str, Any] = await page.evaluate(STATE_JS)
     return found
@@ -136,16 +154,14 @@ async def open_replay(page: Page, base: str, table: str, hand: int, fragment: st
     await page.wait_for_selector("#replay #steps .step.current")
 
 
-def varied(*, looker: int, leaver: int | None = None) -> Any:
+def varied(*, looker: int) -> Any:
     """A policy that makes hands of many kinds: the first to act in a hand bets blind,
     `looker` looks at its cards, everyone passes or calls the least (to a showdown) and joins
-    every svara; `leaver` (a user id) is left to the test."""
+    every svara."""
     blinded: set[int] = set()
 
     def policy(player: ApiPlayer, view: JSON) -> Move:
         moves = legal(view)
-        if player.user_id == leaver:
-            return None
         if "join_svara" in moves:
             return "join_svara", None
         hand = view["hand"]

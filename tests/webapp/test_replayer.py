@@ -32,10 +32,12 @@ from tests.webapp.api import ApiPlayer
 from tests.webapp.browser import Contexts, snap
 from tests.webapp.replays import (
     audit_of,
+    on_screen,
     open_replay,
     play_to_svara,
     replay_of,
     screen_state,
+    shown,
 )
 from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
@@ -128,22 +130,6 @@ async def ana_page(chromium: Browser, hands: Hands, *, language: str = "en",
 async def close(page: Any) -> None:
     for context in page.contexts.opened:
         await context.close()
-
-
-def shown(view: dict[str, Any]) -> dict[str, Any]:
-    """What the felt must show for `view`: each seat's stack, turn and face-up cards, the pot."""
-    hv = view["hand"]
-    live = hv is not None and hv["phase"] != "settled"
-    return {
-        "seats": sorted((s["seat"], s["stack"], live and hv["turn"] == s["seat"],
-                         tuple(s["cards"] or ())) for s in view["seats"]),
-        "pot": hv["pot"] if hv and not (hv["phase"] == "settled" and hv.get("result")) else None,
-    }
-
-
-def on_screen(state: dict[str, Any]) -> dict[str, Any]:
-    return {"seats": sorted((s["seat"], s["stack"], s["turn"], tuple(s["faces"]))
-                            for s in state["seats"]), "pot": state["pot"]}
 
 
 async def test_each_step_is_an_event_and_the_felt_shows_its_view(
