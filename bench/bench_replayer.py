@@ -60,11 +60,14 @@ STEPS_JS = """async ([replay, exported, rounds]) => {
     for (const mode of ['seen', 'open']) {
       screen.setMode(mode);
       for (let i = 0; i < n; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 0));  // a task of its own, as a tap
+        console.timeStamp('replay-step');  // the trace's thread clock (tts) here and below
         const start = performance.now();
         screen.show(i);
         const drawn = performance.now();
         void document.body.offsetHeight;  // style and layout, forced now
         times.push(performance.now() - start);
+        console.timeStamp('replay-step-end');
         scripts.push(drawn - start);
       }
     }
@@ -94,6 +97,23 @@ async def svara_hand() -> tuple[dict[str, Any], str, int]:
     deals = sum(1 for s in replay["steps"] if s["event"]["type"] in
                 ("hand_started", "svara_deal_started"))
     return replay, json.dumps(exported), deals
+
+
+def step_cpu(trace: dict[str, Any]) -> list[float]:
+    """The main thread's own CPU time (ms) of each step: its thread clock (`tts`, the time the
+    thread ran, not the time it waited for a CPU: another process's share is not in it, nor
+    the throttling's pauses) from the step's stamp to its end stamp."""
+    stamps = sorted((e for e in trace["traceEvents"] if e.get("name") == "TimeStamp"
+                     and "tts" in e), key=lambda e: e["ts"])
+    out, begun = [], None
+    for e in stamps:
+        message = e.get("args", {}).get("data", {}).get("message")
+        if message == "replay-step":
+            begun = e["tts"]
+        elif message == "replay-step-end" and begun is not None:
+            out.append((e["tts"] - begun) / 1000)
+            begun = None
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -127,7 +147,9 @@ async def main() -> None:
         await tab.goto(f"http://127.0.0.1:{port}/")
         cdp = await context.new_cdp_session(tab)
         await cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.rate})
+        await browser.start_tracing(page=tab, categories=["devtools.timeline"])
         found = await tab.evaluate(STEPS_JS, [replay, exported, args.rounds])
+        trace = json.loads(await browser.stop_tracing())
         await browser.close()
     await runner.cleanup()
     times = found["times"]
@@ -146,6 +168,13 @@ async def main() -> None:
     print(f"each step's best of {args.rounds} rounds ({per_step} steps, both modes): "
           f"p50 {percentile(best, 0.5):.2f} ms, p99 {percentile(best, 0.99):.2f} ms, "
           f"max {max(best):.2f} ms")
+    cpu = step_cpu(trace)
+    if cpu:
+        print(f"main-thread CPU time of a step ({len(cpu)} steps; the throttling stretches "
+              f"it {args.rate:g}x on the clock): p50 {percentile(cpu, 0.5):.2f} ms, "
+              f"p99 {percentile(cpu, 0.99):.2f} ms, max {max(cpu):.2f} ms; x{args.rate:g}: "
+              f"p50 {args.rate * percentile(cpu, 0.5):.2f} ms, "
+              f"p99 {args.rate * percentile(cpu, 0.99):.2f} ms")
     worst = sorted(range(per_step), key=lambda i: -best[i])[:3]
     types = [s["event"]["type"] for s in replay["steps"]]
     print("  the dearest steps: " + ", ".join(

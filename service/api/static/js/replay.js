@@ -139,7 +139,7 @@ export class ReplayScreen {
     this.index = at;
     const step = this.steps[at];
     const view = this.mode === "open" ? openView(step.view, this.own.dealt, this.scoring) : step.view;
-    replace(this.feltWrap, felt(view, { onInfo: () => this.app.openAudit?.(this.tableId, this.hand) }));
+    this.drawFelt(felt(view, { onInfo: () => this.app.openAudit?.(this.tableId, this.hand) }));
     if (this.mode === "open") {
       for (const s of view.seats) {
         if (s.opened) this.feltWrap.querySelector(`.seat[data-seat="${s.seat}"] .cards`)?.classList.add("opened");
@@ -167,6 +167,22 @@ export class ReplayScreen {
     this.bar.paint({ index: at, playing: this.timer !== null, speed: this.speed,
       deal: step.view?.hand?.deal ?? step.deal ?? 1 });
     if (this.timer !== null && at >= n - 1) this.pause();
+  }
+
+  /** The new felt into the felt already on the page, part by part: a seat (or the middle)
+   *  drawn the same as before stays as it is, so a step styles and lays out only what it
+   *  changed. (A kept part keeps its own handlers, which do the same.) */
+  drawFelt(fresh) {
+    const old = this.feltWrap.firstElementChild;
+    if (!old || old.children.length !== fresh.children.length) {
+      replace(this.feltWrap, fresh);
+      return;
+    }
+    old.className = fresh.className;
+    [...fresh.children].forEach((part, i) => {
+      const was = old.children[i];
+      if (!was.isEqualNode(part)) was.replaceWith(part);
+    });
   }
 
   step(delta) { this.pause(); this.show(this.index + delta); }
