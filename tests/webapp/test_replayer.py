@@ -252,6 +252,13 @@ async def test_the_step_list_reads_in_russian_and_arabic(
                 "#replay-bar") + await page.inner_text(".replay-modes")
             words = set(LATIN.findall(text)) - {"Ana", "Boris", "Cleo"}
             assert not words, words  # no English left, no raw key
+            # the arrows point the way the steps go: in Arabic "next" is on the left, "‹"
+            arrows = await page.evaluate("""() => Object.fromEntries(['prev', 'next'].map((a) => {
+              const b = document.querySelector(`#replay-bar [data-action=${a}]`);
+              return [a, [b.textContent, b.getBoundingClientRect().left]]; }))""")
+            rtl = lang == "ar"
+            assert arrows["next"][0] == ("‹" if rtl else "›")
+            assert (arrows["next"][1] < arrows["prev"][1]) == rtl, arrows
             script = "\u0400-\u04FF" if lang == "ru" else "\u0600-\u06FF"
             assert re.search(f"[{script}]{{4}}", text)
             scheme = "dark" if dark else "light"
