@@ -106,6 +106,25 @@ async def test_share_sends_the_prepared_message_the_server_stored(
     assert not page.errors  # type: ignore[attr-defined]
 
 
+async def test_the_replayer_shares_its_hand_through_telegram(
+    setting: Setting, browser: Contexts
+) -> None:
+    s = setting
+    page = await ana_in_telegram(browser, s, f"?hand={s.table}_2")  # a hand's own link
+    await page.wait_for_selector("#replay #steps li")
+    before = len(s.api.calls_of("savePreparedInlineMessage"))
+    await page.click("#replay [data-action=share]")
+    await page.wait_for_function(
+        "telegramEvents.some((e) => e.type === 'web_app_send_prepared_message')")
+    calls = s.api.calls_of("savePreparedInlineMessage")
+    assert len(calls) == before + 1
+    [[button]] = calls[-1].params["result"]["reply_markup"]["inline_keyboard"]
+    assert button["url"] == f"https://t.me/{BOT}/{APP}?startapp=hand_{s.table}_2"
+    [shared] = await sent(page, "web_app_send_prepared_message")
+    assert shared["data"] == {"id": calls[-1].result["id"]}
+    assert not page.errors  # type: ignore[attr-defined]
+
+
 async def test_an_older_telegram_gets_the_share_a_link_sheet(
     setting: Setting, browser: Contexts
 ) -> None:
@@ -197,12 +216,12 @@ async def test_my_hands_newest_first_across_tables_closed_too_paged_and_opening_
     names = {t: (name, sub) for t, _, _, name, sub in listed}
     assert names[s.closed] == ("A table", "Ante 5 · closed")  # nobody sits there: no host
     assert names[s.table] == ("Ana's table", "Ante 10")
-    # a row opens its hand (its audit, for now: the replayer takes this seat, app.routes.hand)
+    # a row opens its hand in the replayer (app.routes.hand)
     last = expected[-1]
     await page.click(f"#my-hands .hand-row[data-table='{last['table_id']}']"
                      f"[data-hand='{last['hand']}'] .hand-open")
     await page.wait_for_function(
-        "([t, n]) => document.body.dataset.screen === 'audit' && svara.current.tableId === t"
+        "([t, n]) => document.body.dataset.screen === 'replay' && svara.current.tableId === t"
         " && svara.current.hand === n", arg=[last["table_id"], last["hand"]])
     assert not page.errors  # type: ignore[attr-defined]
 

@@ -112,9 +112,9 @@ async def test_a_hands_start_param_opens_that_hand_and_back_leads_to_the_lobby(
                            start_param=f"hand_{table}_1")
     page = await open_in_telegram(browser, f"{server.url}/", init_data)
     await page.wait_for_function(
-        f"document.body.dataset.screen === 'audit' && svara.current.tableId === '{table}'"
-        " && svara.current.hand === 1")
-    await page.wait_for_selector("#audit[data-verified=true]")
+        f"document.body.dataset.screen === 'replay' && svara.current.tableId === '{table}'"
+        " && svara.current.hand === 1")  # the replayer
+    await page.wait_for_selector("#replay #steps li")
     assert "hand=1" in page.url and f"table={table}" in page.url
     await wait_sent(page, "web_app_setup_back_button", {"is_visible": True})
     await receive(page, "back_button_pressed")
@@ -201,12 +201,14 @@ async def test_in_a_plain_browser_a_hand_link_opens_it_share_copies_and_the_tran
     assert status == 503 and refused["error"]["code"] == "bot_unavailable"  # dev mode
     page = await dev_page(browser, server, ana, f"?hand={table}_1",
                           permissions=["clipboard-read", "clipboard-write"])
+    await page.wait_for_selector("#replay #steps li")  # a hand's link opens the replayer
+    await page.goto(f"{server.url}/?table={table}&screen=audit&hand=1")
     await page.wait_for_selector("#audit[data-verified=true]")
     await page.click("#share")  # no bot here: the link itself, to the clipboard
     await page.wait_for_function("(m) => document.getElementById('toast').textContent === m",
                                  arg=catalog("en")["share.copied"])
     copied = await page.evaluate("navigator.clipboard.readText()")
-    assert copied == f"{server.url}/?table={table}&screen=audit&hand=1"
+    assert copied == f"{server.url}/?hand={table}_1"
     async with page.expect_download() as info:
         await page.click("#download-transcript")
     download = await info.value

@@ -96,6 +96,8 @@ export class Api {
   leave(id) { return this.request("POST", `${path(id)}/leave`); }
   hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }
   audit(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/audit`); }
+  /** Settled hand `hand` step by step: each event with the caller's view at its version. */
+  replay(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/replay`); }
   /** The hand's self-contained file (docs/FAIRNESS.md) as its text: what the audit screen
    *  checks itself and saves. */
   exportHand(id, hand) {

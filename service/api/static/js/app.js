@@ -4,6 +4,7 @@
 //   table     /?table=<id>                        table.js
 //   history   /?table=<id>&screen=history         history.js
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
+//   replay    /?table=<id>&screen=replay&hand=<n>[&from=table|history|audit|lobby]  replay.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
 //   my hands  /?screen=myhands                    myhands.js
@@ -32,6 +33,7 @@ import { MyHandsScreen } from "./myhands.js";
 import { connection } from "./net.js";
 import { ProfileScreen } from "./profile.js";
 import { RefusedScreen } from "./refused.js";
+import { ReplayScreen } from "./replay.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
 import { shareHand } from "./share.js";
@@ -53,6 +55,16 @@ function telegramLanguage(webApp, initData) {
   }
 }
 
+/** Where "back" leads from a replayer that is the first page: the place named by `from`. */
+function replayParent(params) {
+  const table = `?table=${encodeURIComponent(params.get("table"))}`;
+  const from = params.get("from");
+  if (from === "lobby") return "";
+  if (from === "history") return `${table}&screen=history`;
+  if (from === "audit") return `${table}&screen=audit&hand=${Number(params.get("hand"))}`;
+  return table;
+}
+
 class App {
   constructor() {
     this.screen = document.getElementById("screen");
@@ -67,10 +79,10 @@ class App {
     this.refusal = null; // the server refused Telegram's login: nothing else is shown
     this.depth = 0; // pages pushed by this app: "back" may go back through them
     // Where a link, My hands or a result opens a hand, and a link a tournament: one seat
-    // each, so the screen that shows them can change in one place. A hand opens its audit;
+    // each, so the screen that shows them can change in one place. A hand opens the replayer;
     // a tournament its screen (over the lobby: Back leads there).
     this.routes = {
-      hand: (tableId, hand) => this.openAudit(tableId, hand),
+      hand: (tableId, hand, options) => this.openReplay(tableId, hand, options),
       tournament: (id) => this.openTournament(id),
     };
     this.back.addEventListener("click", () => this.goBack());
@@ -263,6 +275,9 @@ class App {
       if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
       else if (id && screen === "audit") {
         this.show(new AuditScreen(this, id, link.screenHand ?? 0), "audit");
+      } else if (id && screen === "replay") {
+        this.show(new ReplayScreen(this, id, link.screenHand ?? 0,
+          { from: params.get("from") || "" }), "replay");
       } else if (id) this.show(new TableScreen(this, id, { invite: link.invite }), "table");
       else this.show(new Lobby(this), "lobby");
     }
@@ -304,6 +319,18 @@ class App {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
   }
 
+  /**
+   * The replayer of settled hand `hand` of table `tableId` (a number), as a new page: "back"
+   * (the app's and Telegram's BackButton) returns to where it was opened from. `from` names
+   * that place when the replayer is the first page (a link opened it): "table" (the
+   * default), "history", "audit" or "lobby". Links such as `?hand=` or a start parameter
+   * can call this directly.
+   */
+  openReplay(tableId, hand, { from = "" } = {}) {
+    const back = from ? `&from=${encodeURIComponent(from)}` : "";
+    this.open(`?table=${encodeURIComponent(tableId)}&screen=replay&hand=${Number(hand)}${back}`);
+  }
+
   /** Back: through the pages this app opened, else up to the screen's parent. */
   goBack() {
     if (this.depth > 0) {
@@ -312,7 +339,8 @@ class App {
     }
     const params = new URLSearchParams(location.search);
     const id = params.get("table");
-    const parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    let parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    if (id && params.get("screen") === "replay") parent = replayParent(params);
     history.replaceState(null, "", `${location.pathname}${parent}${location.hash}`);
     this.route();
   }

@@ -21,7 +21,7 @@ const NAMES = {
   scores: "audit.check.scores", winner: "audit.check.winner", chips: "audit.check.chips",
   replay: "audit.check.replay", yours: "audit.check.yours",
 };
-const checkName = (check) => (NAMES[check] ? t(NAMES[check]) : check);
+export const checkName = (check) => (NAMES[check] ? t(NAMES[check]) : check);
 const sameCards = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 function eventData(entry) {
@@ -121,7 +121,8 @@ export class AuditScreen {
       return;
     }
     const own = await this.check(file.value);
-    replace(this.root, this.verdict(own), this.serverPanel(server, own.result ? own.ok : null),
+    replace(this.root, this.verdict(own), this.watch(),
+      this.serverPanel(server, own.result ? own.ok : null),
       own.result ? own.result.deals.map((d) => this.deal(d, own)) : null,
       this.download(file.value));
   }
@@ -243,6 +244,14 @@ export class AuditScreen {
       h("div", { class: "yours-row" }, cardRow(mine.cards, "medium"),
         mine.ok === null ? null : h("span", { class: "yours-note" }, mark(mine.ok), " ",
           mine.ok ? t("audit.yours_same") : t("audit.yours_other")))) : null);
+  }
+
+  /** The hand step by step in the replayer ("back" returns here). */
+  watch() {
+    return h("p", { class: "audit-links" }, h("button", { type: "button", class: "secondary",
+      dataset: { action: "replay" },
+      onclick: () => this.app.openReplay(this.tableId, this.hand, { from: "audit" }) },
+    t("replay.watch")));
   }
 
   /** Save the file exactly as the server sent it, or its transcript; share the hand. */

@@ -38,6 +38,10 @@
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
 //        A file that is not an export (or is damaged beyond reading, or holds an event that
 //        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//   traceExport(exportJson)                           -> [{version, type, data, pot, stacks,
+//        folded, deal, turn, participants}]: the same replay as verifyExport's, the state
+//        after each event of the file (stacks {"<seat>": chips}; turn from the events' own
+//        `turn`, deadlines, and showdowns); no verdict (verifyExport gives that)
 //   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
 
 const ZERO_HASH = "0".repeat(64);
@@ -524,7 +528,9 @@ class Replay {
     this.seeds = new Map(); this.settled = null;
   }
 
-  run() {
+  /** `onStep(e)` (optional) hears of each event once it is folded in: it reads the state and
+   *  changes nothing, so the checks are the same with or without it. */
+  run(onStep = null) {
     for (const e of this.x.events) {
       // (readExport held every event to the schema)
       const handler = this[`on_${e.type}`];
@@ -535,6 +541,7 @@ class Replay {
       try { handler.call(this, e, e.data); } catch (err) {
         this.f.fail("chain", e.version, `the event lacks what it must carry (${err.message})`);
       }
+      if (onStep) onStep(e);
     }
   }
 
@@ -857,4 +864,32 @@ export async function verifyExport(exportJson, pins) {
     results.push({ ...first, ok: false });
   }
   return { ok: f.failures.length === 0, results, failures: f.failures, deals };
+}
+
+// Whose turn an event leaves it to, from the event alone: a betting event names the next
+// seat to act (`turn`), a deadline names its seat, and a showdown, a svara's window or the
+// settlement leave nobody to act (undefined: the event says nothing of the turn).
+const NO_TURN = new Set(["showdown", "svara_started", "hand_settled", "hand_started",
+  "svara_deal_started"]);
+function turnAfter(e, before) {
+  const d = e.data || {};
+  if (e.type === "turn_deadline_set") return Number(d.seat);
+  if (has(d, "turn")) return d.turn === null ? null : Number(d.turn);
+  if (NO_TURN.has(e.type)) return null;
+  return before;
+}
+
+export async function traceExport(exportJson) {
+  const x = readExport(exportJson);
+  const replay = new Replay(x, new Findings());
+  const steps = [];
+  let turn = null;
+  replay.run((e) => {
+    turn = turnAfter(e, turn);
+    steps.push({ version: e.version, type: e.type, data: e.data, pot: replay.pot,
+      stacks: Object.fromEntries([...replay.stacks].map(([s, v]) => [String(s), v])),
+      folded: [...replay.folded], deal: replay.deal ? replay.deal.deal : null, turn,
+      participants: replay.deal ? [...replay.deal.participants] : [] });
+  });
+  return steps;
 }

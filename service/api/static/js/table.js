@@ -60,9 +60,7 @@ export class TableScreen {
     this.root.addEventListener("click", (e) => {
       const el = e.target.closest?.(".felt .seat[data-seat]");
       const seat = el && this.view?.seats.find((x) => String(x.seat) === el.dataset.seat);
-      if (seat && seat.user_id > 0 && seat.user_id !== this.app.me?.user?.id) {
-        this.app.openProfile(seat.user_id);
-      }
+      if (seat && seat.user_id > 0 && seat.user_id !== this.app.me?.user?.id) this.app.openProfile(seat.user_id);
     });
   }
 
@@ -309,8 +307,9 @@ export class TableScreen {
       onInfo: () => this.openInfo(),
       onInvite: () => this.openInvite(),
       onLeave: () => this.leave(),
-      onAudit: () => this.app.routes.hand(this.tableId, this.result.number, { from: "table" }),
+      onAudit: () => this.app.openAudit(this.tableId, this.result.number),
       onShare: () => this.app.shareHand(this.tableId, this.result.number),
+      onReplay: () => this.app.openReplay(this.tableId, this.result.number, { from: "table" }),
       onHistory: () => this.app.openHistory(this.tableId),
     }), actionBar(this, v, me), this.sheet);
     closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));

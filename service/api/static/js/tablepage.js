@@ -32,7 +32,7 @@ function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
  *  `result` the last settled hand (GET /hands's shape), `line` the last event in words,
  *  `stake` what the viewer put into that hand (if known), `dealKey` a deal seen dealt live. */
 export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
-  onInfo, onLeave, onAudit, onShare, onHistory, onInvite }) {
+  onInfo, onLeave, onAudit, onShare, onHistory, onInvite, onReplay }) {
   const hv = v.hand;
   const explanation = explain(v);
   const many = (v.settings?.max_seats ?? 6) > 6;
@@ -46,7 +46,7 @@ export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
       explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
       line ? h("p", { class: "last-line muted", id: "last-line" }, line) : null),
     svaraPanel(v),
-    resultPanel(result, { me: seat, stake, onAudit, onShare, onHistory }),
+    resultPanel(result, { me: seat, stake, onAudit, onShare, onHistory, onReplay }),
     h("div", { class: "bar-space" }),
   ];
 }
