@@ -44,6 +44,12 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
         table = self.webapp_url(table_id)
         return f"{table}&screen=audit&hand={hand}" if table else None
 
+    def tournament_url(self, tournament_id: str) -> str | None:
+        """The web app opening tournament `tournament_id` (its `?tournament=` link)."""
+        if not self.public_url:
+            return None
+        return f"{self.public_url.rstrip('/')}/?tournament={quote(tournament_id, safe='')}"
+
 
 
 def webhook_secret(token: str) -> str:
