@@ -3,9 +3,10 @@ to the group (its chat id is recorded on the tournament; its final standings are
 there) and posts its card; the card's Register button registers whoever taps it.
 `/start tournament_<id>` answers with the same card (`send_private_card`, used by `start`).
 
-The defaults (as docs/BOT.md lists them under /tournament): 4 seats, a buy-in of 100 play chips, 500
-tournament chips each, antes 10, 20, 30, 50, 80, 120, 200, 300, 500 rising every 5 hands,
-20 seconds a turn, cancelled (every buy-in refunded) when not full within 30 minutes.
+The defaults (as docs/BOT.md lists them under /tournament): 4 seats, a buy-in of 100 play
+chips, 500 tournament chips each, antes 10, 20, 30, 50, 80, 120, 200, 300, 500 rising every
+5 hands, 20 seconds a turn, cancelled (every buy-in refunded) when not full within 30
+minutes.
 """
 
 from __future__ import annotations
