@@ -33,7 +33,7 @@ def tournaments_off() -> str:
 
 
 def tournament_title(name: str) -> str:
-    return _("Sit & Go tournament: {name}").format(name=name)
+    return f"🏆 {name}"  # the name says it all (by default "Sit & Go <id>")
 
 
 def tournament_terms(seats: int, buy_in: int, stack: int, hands: int) -> str:
