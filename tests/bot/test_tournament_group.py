@@ -159,3 +159,21 @@ async def test_start_with_a_tournament_link_answers_with_its_card(
                                         language_code="ru"))
     await fake_api.wait_for("sendMessage", lambda c: to_chat(boris.id)(c)
                             and c.params["text"] == say("ru", tt.tournament_gone), within=10)
+
+
+async def test_bad_arguments_and_a_private_chat_are_told_how_to_use_it(
+    live: Live, fake_api: FakeBotAPI
+) -> None:
+    ana, = people("bg")
+    group = new_group()
+    for args in ("11", "4 0", "4 100 9", "four"):
+        fake_api.push_update(message_update(f"/tournament {args}", user_id=ana.id,
+                                            chat_id=group, chat_type="group",
+                                            language_code="bg"))
+    await fake_api.wait_until(lambda: len(fake_api.sent_to(group)) == 4, within=10)
+    assert {c.params["text"] for c in fake_api.sent_to(group)} == {
+        say("bg", tt.tournament_usage)}
+    fake_api.push_update(message_update("/tournament", user_id=ana.id, language_code="bg"))
+    await fake_api.wait_for("sendMessage", lambda c: to_chat(ana.id)(c)
+                            and c.params["text"] == say("bg", tt.tournament_private), within=10)
+    assert (await live.service.tournaments.list())["tournaments"] == []  # none was opened
