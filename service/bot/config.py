@@ -45,6 +45,12 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
         base = self.webapp_url()
         return f"{base}?hand={quote(table_id, safe='')}_{hand}" if base else None
 
+    def tournament_url(self, tournament_id: str) -> str | None:
+        """The web app opening tournament `tournament_id` (its `?tournament=` link)."""
+        if not self.public_url:
+            return None
+        return f"{self.public_url.rstrip('/')}/?tournament={quote(tournament_id, safe='')}"
+
 
 
 def webhook_secret(token: str) -> str:

@@ -23,6 +23,7 @@ from service.bot.routers import (
     sitin,
     start,
     top,
+    tournament,
 )
 
 
@@ -45,6 +46,7 @@ def build_dispatcher(
         start.make_router(),
         inline.make_router(),
         group.make_router(),
+        tournament.make_router(),
         settings.make_router(),
         sitin.make_router(),
         info.make_router(),

@@ -15,7 +15,13 @@ from service.game.errors import GameError
 from service.game.tournament.state import TournamentState, prize_table
 from service.tables.errors import as_service_error
 from service.tables.facade import JSON, ServiceError, User
-from service.tables.tournaments import Registrations, TournamentStore, service_error, summary
+from service.tables.tournaments import (
+    Registrations,
+    TournamentObserver,
+    TournamentStore,
+    service_error,
+    summary,
+)
 from service.tables.tournaments_audit import audit_tournament
 from service.tables.tournaments_manager import TournamentManager
 
@@ -76,8 +82,17 @@ class Tournaments:
         except (OSError, TimeoutError, ConnectionError) as error:
             raise as_service_error(error) from error
 
-    async def create(self, user: User, settings: TournamentSettings) -> str:
-        result: str = await self._guard(self.registrations.create(user, settings))
+    @property
+    def observers(self) -> list[TournamentObserver]:
+        """Told of each batch of tournament events this process appends (the bot's watch:
+        a group's final standings)."""
+        return self.store.observers
+
+    async def create(
+        self, user: User, settings: TournamentSettings, *, group_chat_id: int | None = None
+    ) -> str:
+        made = self.registrations.create(user, settings, group_chat_id=group_chat_id)
+        result: str = await self._guard(made)
         return result
 
     async def get(self, tournament_id: str) -> JSON:

@@ -215,7 +215,8 @@ async def test_commands_per_language_and_the_menu_button(
         assert seen[("all_private_chats", code)] == {
             name: described[name] for name in ("start", "settings", "top", "rules", "help")}
         assert seen[("all_group_chats", code)] == {
-            name: described[name] for name in ("newtable", "tables", "top", "rules", "help")}
+            name: described[name]
+            for name in ("newtable", "tables", "tournament", "top", "rules", "help")}
         if language != "en":
             assert described != say("en", texts.command_descriptions)
     default = await fake_api.wait_for("setChatMenuButton")
