@@ -14,7 +14,9 @@ const ROWS = [
 
 /** +1,200 / −300 / 0: chips won or lost, signed. */
 export function signed(n) {
-  return new Intl.NumberFormat(language(), { signDisplay: "exceptZero" }).format(n);
+  // the sign by hand: Intl's signed Arabic carries bidi marks that an LTR box shows twice
+  const sign = n > 0 ? "+" : n < 0 ? "-" : "";
+  return sign + new Intl.NumberFormat(language()).format(Math.abs(n));
 }
 
 /** The share of hands won: the server's `win_rate` (0..1) when it sends one, else won/hands. */
