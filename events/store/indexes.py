@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from events.store.base import IndexOp, StoreUnavailable
-from events.store.commands import FN_INDEX, Commands
+from events.store.commands import FN_DROP, FN_INDEX, Commands
 from events.store.keys import (
     SINGLE_SHARD_TAG,
     check_index,
@@ -71,6 +71,18 @@ class Indexes:
             score = change.score
             args += (change.member, "" if score is None else repr(float(score)), change.value)
         return keys, args
+
+    async def drop(self, stream: str, expected_version: int, indexes: Sequence[str]) -> bool:
+        """Delete the stream's keys and the whole of each of `indexes` (in the stream's
+        shard: the only one its entries can be in) iff the stream is at `expected_version`."""
+        keys = keys_for(stream)
+        fkeys = [keys.events, keys.actions, keys.snapshot]
+        if self.indexable(stream):
+            tag = self._shard_of(stream)
+            for index in indexes:
+                fkeys += index_keys(tag, index)
+        reply = await self._redis.fcall(FN_DROP, fkeys, [expected_version])
+        return int(reply) == 1
 
     async def set(self, stream: str, expected_version: int, changes: Sequence[IndexOp]) -> bool:
         """Apply non-empty `changes` if `stream` is still at `expected_version`."""

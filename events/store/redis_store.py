@@ -207,6 +207,14 @@ class RedisEventStore:
     ) -> list[tuple[str, float]]:
         return await self._indexes.due(index, upto, limit)
 
+    async def drop_stream(
+        self, stream: str, *, expected_version: int, indexes: Sequence[str] = ()
+    ) -> bool:
+        dropped = await self._indexes.drop(stream, expected_version, indexes)
+        if dropped:
+            self._heads.pop(stream, None)
+        return dropped
+
     async def index_page(
         self, index: str, after: str = "", limit: int = 50
     ) -> tuple[list[tuple[str, bytes | None]], str | None]:
