@@ -75,14 +75,18 @@ class Indexes:
     async def drop(self, stream: str, expected_version: int, indexes: Sequence[str]) -> bool:
         """Delete the stream's keys and the whole of each of `indexes` (in the stream's
         shard: the only one its entries can be in) iff the stream is at `expected_version`."""
+        reply = await self._redis.fcall(FN_DROP, self.keys_of(stream, indexes), [expected_version])
+        return int(reply) == 1
+
+    def keys_of(self, stream: str, indexes: Sequence[str]) -> list[str]:
+        """Every key of `stream` and of its entries of `indexes` (what `drop` deletes)."""
         keys = keys_for(stream)
-        fkeys = [keys.events, keys.actions, keys.snapshot]
+        out = [keys.events, keys.actions, keys.snapshot]
         if self.indexable(stream):
             tag = self._shard_of(stream)
             for index in indexes:
-                fkeys += index_keys(tag, index)
-        reply = await self._redis.fcall(FN_DROP, fkeys, [expected_version])
-        return int(reply) == 1
+                out += index_keys(tag, index)
+        return out
 
     async def set(self, stream: str, expected_version: int, changes: Sequence[IndexOp]) -> bool:
         """Apply non-empty `changes` if `stream` is still at `expected_version`."""

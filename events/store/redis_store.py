@@ -215,6 +215,10 @@ class RedisEventStore:
             self._heads.pop(stream, None)
         return dropped
 
+    def stream_keys(self, stream: str, indexes: Sequence[str] = ()) -> list[str]:
+        """The Redis keys `drop_stream(stream, indexes=...)` deletes (to measure them)."""
+        return self._indexes.keys_of(stream, indexes)
+
     async def index_page(
         self, index: str, after: str = "", limit: int = 50
     ) -> tuple[list[tuple[str, bytes | None]], str | None]:
