@@ -19,7 +19,8 @@ async def closed_table(
 ) -> str:
     """A table where `users` played `hands` hands and left; then it closed (idle)."""
     table_id = await seated_table(service, users, SETTINGS)
-    await play_hands(service, clock, table_id, users, hands)
+    if hands:
+        await play_hands(service, clock, table_id, users, hands)
     for user in users:
         await service.leave(user, table_id)
     clock.advance(IDLE + 1)
