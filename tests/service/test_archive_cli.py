@@ -48,11 +48,12 @@ async def test_the_command_archives_reports_and_exits_as_documented(
     assert f"{table_id}: would archive, 2 hands, 3 files" in out
     assert f"{held}: REFUSED: the wallet of user {users[2].id}" in out
     assert "would archive 1 tables (2 hands)" in out.splitlines()[-1]
-    assert not Path(to).exists() and await keys_naming(service, table_id)
+    assert await keys_naming(service, table_id)
+    assert os.listdir(tmp_path) == []  # nothing written
 
     code, out, _ = await svara("archive", "--to", to, "--closed-days", "39", **env)
     assert code == 1 and f"{table_id}: archived, 2 hands, 3 files" in out
-    assert (Path(to) / table_id / "hand-000002.json").exists()
+    assert (tmp_path / "files" / table_id / "hand-000002.json").is_file()
     assert await keys_naming(service, table_id) == []
     code, verified, _ = await svara("verify", str(Path(to) / table_id / "hand-000001.json"))
     assert code == 0 and "Every check passed." in verified
