@@ -26,7 +26,7 @@ from service.tables.facade import ServiceError
 DEFAULT_DAYS = 30.0
 VERBS = {
     "archived": "archived", "would_archive": "would archive", "too_young": "kept (too young)",
-    "refused": "REFUSED", "changed": "kept (changed)", "failed": "FAILED",
+    "kept": "kept", "refused": "REFUSED", "changed": "kept (changed)", "failed": "FAILED",
 }
 
 
@@ -48,7 +48,8 @@ def summary(outcomes: list[Outcome], open_tables: int, dry_run: bool) -> str:
     return (f"{verb} {len(done)} tables ({sum(o.hands for o in done)} hands): "
             f"{sum(o.files for o in done)} files, {sum(o.file_bytes for o in done)} bytes "
             f"written, {freed} bytes of Redis freed; kept: {count('too_young')} closed too "
-            f"recently, {open_tables} open; refused {count('refused')}, failed "
+            f"recently, {count('kept')} of tournaments, {open_tables} open; refused "
+            f"{count('refused')}, failed "
             f"{count('failed') + count('changed')}")  # fmt: skip
 
 
@@ -113,8 +114,11 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         return asyncio.run(archive(config, Path(args.to), days, args.dry_run))
-    except (StoreUnavailable, ServiceError) as exc:
+    except StoreUnavailable as exc:
         print(f"svara archive: the store is unreachable: {exc}", file=sys.stderr)
+        return 2
+    except ServiceError as exc:  # the store failing mid-run, as the service says it
+        print(f"svara archive: {exc.message} ({exc.code})", file=sys.stderr)
         return 2
     except OSError as exc:
         print(f"svara archive: cannot write the archive: {exc}", file=sys.stderr)

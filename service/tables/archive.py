@@ -12,8 +12,8 @@ safe to repeat:
 
 A crash anywhere leaves the log in Redis until step 4, so the next run archives the table
 again (the files are rewritten whole) and finishes; nothing is deleted before its files are
-on disk. Never archived: an open table, a tournament's table (its tournament's audit reads
-it), and -- refused, reported -- a closed table still holding a player's chips, or one that
+on disk. Never archived: an open table, a tournament's table (kept: its tournament's audit
+reads it), and -- refused, reported -- a closed table still holding a player's chips, or one that
 a wallet still counts a buy-in, reservation or cash-out at (a transfer that is not over).
 """
 
@@ -31,6 +31,7 @@ from events.store.kv import PREFIX as KV_PREFIX
 from events.store.redis_store import RedisEventStore
 from events.table import TableEvent
 from service import verify
+from service.game.state import TableState
 from service.tables import archive_files as files
 from service.tables.away_feed import away_key
 from service.tables.chat_stream import chat_key
@@ -41,7 +42,7 @@ from service.tables.repo import fold_onto
 from service.tables.service import TableService
 
 DAY = 86400.0
-Status = Literal["archived", "would_archive", "too_young", "refused", "changed", "failed"]
+Status = Literal["archived", "would_archive", "too_young", "kept", "refused", "changed", "failed"]
 Forget = Callable[[str], Awaitable[None]]  # drops what a layer above keeps for a table
 
 
@@ -97,7 +98,11 @@ class Archiver:
         if any(e is None for e in events):
             return Outcome(table_id, "refused", "its log holds an unreadable event")
         readable = [e for e in events if e is not None]
-        why = await self._refusal(table_id, readable)
+        state = fold_onto(None, readable)
+        if state is not None and state.tournament_id:
+            return Outcome(table_id, "kept", f"a table of tournament {state.tournament_id} "
+                           "(the tournament's audit reads its log)")  # fmt: skip
+        why = await self._refusal(table_id, state, readable)
         if why:
             return Outcome(table_id, "refused", why)
         now = self.clock()
@@ -128,12 +133,11 @@ class Archiver:
     def _hands(self, table_id: str) -> str:
         return hands_index(self.service.streams.namespace, table_id)
 
-    async def _refusal(self, table_id: str, events: Sequence[TableEvent]) -> str:
-        state = fold_onto(None, list(events))
+    async def _refusal(
+        self, table_id: str, state: TableState | None, events: Sequence[TableEvent]
+    ) -> str:
         if state is None:
             return "its log is empty"
-        if state.tournament_id:
-            return f"a table of tournament {state.tournament_id} (its audit reads this log)"
         held = state.chips_in_play() - state.rake_total
         if held:
             return f"it still holds {held} chips of players"
