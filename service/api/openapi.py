@@ -368,6 +368,12 @@ def openapi_document() -> JSON:
         paths[view_path]["get"]["parameters"].append(
             {"name": "invite", "in": "query", "schema": {"type": "string"},
              "description": "a private table's invite token"})
+    gone = _json(_ref("Error"), "table_archived (with `archived_at`): the table closed and "
+                 "was archived (`svara archive`); see docs/API.md \"Errors\"")
+    for tail in ("", "/seat", "/leave", "/rebuy", "/seed", "/hands", "/events",
+                 *(f"/hands/{{n}}/{k}" for k in ("audit", "export", "replay", "transcript"))):
+        for op in paths["/api/tables/{id}" + tail].values():
+            op["responses"]["410"] = gone
     summary = dict(_COMPONENT_SCHEMAS["TableSummary"])
     summary["properties"] = {**summary["properties"], **social.SUMMARY_PROPERTIES}
     view = _COMPONENT_SCHEMAS["TableView"]

@@ -36,6 +36,7 @@ from service.tables.replay import replay_answer
 from service.tables.repo import TableRepo, touches_hands
 from service.tables.stats.projector import due_op
 from service.tables.streams import Streams
+from service.tables.tombstones import Tombstones
 from service.tables.transcript import transcript
 
 log = logging.getLogger(__name__)
@@ -52,8 +53,10 @@ class HandRecords:
         streams: Streams,
         repo: TableRepo,
         profile: Callable[[int], Awaitable[Profile]],
+        tombstones: Tombstones | None = None,
     ) -> None:
         self.store = store
+        self.tombstones = tombstones
         self.profile = profile
         self.streams = streams
         self.repo = repo
@@ -121,6 +124,13 @@ class HandRecords:
                 continue
             if isinstance(item, dict):
                 hands.append(item)
+        # A hand of an archived table stays listed (the row is the player's, not the
+        # table's), marked so the app does not offer a replay the API answers with 410.
+        if self.tombstones is not None and hands:
+            gone = await self.tombstones.archived(str(h.get("table_id")) for h in hands)
+            for h in hands:
+                if h.get("table_id") in gone:
+                    h["archived"] = True
         return {"hands": hands, "next": after}
 
     # -- upkeep -------------------------------------------------------------------------------

@@ -26,6 +26,11 @@ from events.store.kv import KeyValue
 log = logging.getLogger(__name__)
 
 
+
+def presence_key(namespace: str, table_id: str, user_id: int) -> str:
+    """The key-value store's key of `user_id`'s sockets at `table_id`."""
+    return f"{namespace}presence:{table_id}:{user_id}"
+
 class Presence:
     def __init__(
         self,
@@ -55,7 +60,7 @@ class Presence:
         self.changes: list[Callable[[str, int], None]] = []
 
     def _key(self, table_id: str, user_id: int) -> str:
-        return f"{self.namespace}presence:{table_id}:{user_id}"
+        return presence_key(self.namespace, table_id, user_id)
 
     async def opened(self, table_id: str, user_id: int) -> str:
         """A socket of `user_id` to `table_id` is open; the token to close it with."""

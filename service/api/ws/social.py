@@ -50,7 +50,7 @@ async def follow_chat(session: Session, after: int | None) -> None:
             log.exception("chat feed failed")
             known = (500, "internal_error", "the chat feed failed; resume to restart it", {})
         status, code, text, extra = known
-        if status == 404:  # the event feed closes the socket with 4404 for the same reason
+        if status in (404, 410):  # the event feed closes the socket with 4404 for it
             return
         await session._send_error(None, status, code, text, **extra)
 

@@ -31,6 +31,7 @@ const MESSAGES = {
   hand_in_progress: "error.hand_in_progress",
   table_not_found: "error.table_not_found",
   unknown_table: "error.table_not_found",
+  table_archived: "archive.table_archived",
   hand_not_found: "error.hand_not_found",
   unknown_hand: "error.hand_not_found",
   version_conflict: "error.version_conflict",
