@@ -12,6 +12,7 @@ carries the standard `process_*` and `python_gc_*` families (memory, CPU, open f
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from typing import Final
 
@@ -93,6 +94,12 @@ events_appended: Final = Counter(
 version_conflicts: Final = Counter(
     "svara_version_conflicts_total",
     "Appends refused because the table had moved on (optimistic concurrency).",
+    registry=REGISTRY,
+)
+worker: Final = Gauge(
+    "svara_worker_info",
+    "Which of `svara serve --workers N` answered this scrape: its index and pid (1).",
+    ["worker", "pid"],
     registry=REGISTRY,
 )
 open_websockets: Final = Gauge(
@@ -279,3 +286,10 @@ def bot_message_rate_limited(method: str = "sendMessage") -> None:
 def exposition() -> bytes:
     """The registry in the Prometheus text format (what `GET /metrics` answers)."""
     return generate_latest(REGISTRY)
+
+
+def worker_started(index: int) -> None:
+    """Name this process in its scrapes: with several workers on one port a scrape reaches
+    any one of them (deploy/README.md, "Workers")."""
+    worker.clear()
+    worker.labels(str(index), str(os.getpid())).set(1)
