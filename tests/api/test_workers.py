@@ -66,7 +66,7 @@ def stop_within(server: Server, seconds: float) -> tuple[int, float]:
         code = server.proc.wait(seconds)
     except subprocess.TimeoutExpired:
         server.kill()
-        raise AssertionError(f"not stopped within {seconds} s: {server.output()[-2000:]}")
+        raise AssertionError(f"not stopped within {seconds} s: {server.output()[-2000:]}") from None
     return code, time.monotonic() - started
 
 
