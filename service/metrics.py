@@ -96,6 +96,15 @@ version_conflicts: Final = Counter(
     "Appends refused because the table had moved on (optimistic concurrency).",
     registry=REGISTRY,
 )
+gc_pauses: Final = Histogram(
+    "svara_gc_pause_seconds",
+    "Collections of the cyclic garbage collector by generation (0 young, 1 middle, 2 full): "
+    "the event loop waits for each (service/api/gcpolicy.py).",
+    ["generation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)
+_gc_pause_of = [gc_pauses.labels(str(g)) for g in range(3)]
 worker: Final = Gauge(
     "svara_worker_info",
     "Which of `svara serve --workers N` answered this scrape: its index and pid (1).",
@@ -286,6 +295,10 @@ def bot_message_rate_limited(method: str = "sendMessage") -> None:
 def exposition() -> bytes:
     """The registry in the Prometheus text format (what `GET /metrics` answers)."""
     return generate_latest(REGISTRY)
+
+
+def gc_pause(generation: int, seconds: float) -> None:
+    _gc_pause_of[generation].observe(seconds)
 
 
 def worker_started(index: int) -> None:

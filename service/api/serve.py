@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import signal
@@ -25,6 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from service import logs, metrics
+from service.api import gcpolicy
 from service.api.app import make_app
 from service.api.config import Config, ConfigError
 from service.api.context import TABLES
@@ -119,6 +119,7 @@ async def _serve(config: Config, host: str, port: int, worker: Worker | None = N
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
+    collector: asyncio.Task[None] | None = None
     try:
         # The practice table exists before the port opens: whoever can connect can play.
         practice = config.dev_mode and index == 0
@@ -130,7 +131,7 @@ async def _serve(config: Config, host: str, port: int, worker: Worker | None = N
             site = web.TCPSite(runner, host, port, backlog=config.listen_backlog,
                                reuse_port=worker is not None)
         await site.start()
-        _tune_gc()
+        collector = gcpolicy.install()
         if worker is not None:
             worker.ready()
             _outlive_parent(worker.parent, stop)
@@ -142,6 +143,8 @@ async def _serve(config: Config, host: str, port: int, worker: Worker | None = N
         await stop.wait()
         log.info("stopping: closing sockets and draining requests")
     finally:
+        if collector is not None:
+            collector.cancel()
         await runner.cleanup()
         log.info("stopped")
 
@@ -174,18 +177,6 @@ def _outlive_parent(parent: int, stop: asyncio.Event) -> None:
             loop.call_later(1.0, look)
 
     loop.call_later(1.0, look)
-
-
-def _tune_gc() -> None:
-    """Fewer, cheaper collections: everything alive at start-up (modules, the app) is moved
-    out of the collector's sight, and the youngest generation is collected every 10 000
-    allocations instead of 700 (a request allocates hundreds of short-lived, acyclic objects;
-    collecting them that often cost a few percent of CPU and added pauses to the tail)."""
-    if os.environ.get("SVARA_GC_TUNING", "1") == "0":
-        return
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 20, 20)
 
 
 def _log_tasks() -> None:
