@@ -7,19 +7,23 @@ survived since the last one: 70-310 ms with 2,000 new sockets on the development
 and a full one (200-560 ms) fell inside the storm, and every player's action waited for them
 (docs/PERFORMANCE.md, "Reconnect storm").
 
-The schedule here (`SVARA_GC_TUNING=1`, the default):
-- at start, everything alive (modules, the app) is frozen out of the collector's sight;
-- young collections run by themselves, every 10 000 allocations (a request allocates hundreds
-  of short-lived, acyclic objects; collecting them every 700 cost a few percent of CPU);
-- no middle or full collection runs by itself. Once a second whatever survived the young
-  collections is frozen too (`gc.freeze()`, which walks nothing): long-lived objects (open
-  sockets, tables) stop costing anything;
-- what is frozen is collected in full (unfreeze, collect, freeze) once it has grown by
-  half since the last full collection, at a calm moment: the event loop has answered its
+`SVARA_GC_TUNING`:
+- `1` (the default): at start, everything alive (modules, the app) is frozen out of the
+  collector's sight, and young collections run every 10 000 allocations instead of 700 (a
+  request allocates hundreds of short-lived, acyclic objects; collecting them every 700 cost
+  a few percent of CPU); middle and full collections by Python's own schedule (every 20).
+- `0`: Python's defaults.
+- `calm`: as `1`, and no middle or full collection runs by itself. Once a second whatever
+  survived the young collections is frozen too (`gc.freeze()`, which walks nothing):
+  long-lived objects (open sockets, tables) stop costing anything. What is frozen is
+  collected in full (unfreeze, collect, freeze) once it has grown by half since the last
+  full collection, at a calm moment: the event loop has answered its
   ticks on time for the last few seconds. It is not calm during a storm, so that collection
   comes after it; past `FORCE_GROWTH` it runs whatever the loop is doing. Cyclic garbage
   among frozen objects (a closed socket's) waits for that collection: memory stays within
-  the growth allowed, as with Python's own schedule.
+  the growth allowed, as with Python's own schedule. Not the default: on the loaded shared
+  machine of its measurement a storm went no better with it (docs/PERFORMANCE.md,
+  "Reconnect storm"), and a full collection walks what was frozen at start too.
 
 `svara_gc_pause_seconds{generation}` times every collection (0 young, 1 middle, 2 full).
 """
@@ -54,14 +58,18 @@ def _time_collections(phase: str, info: dict[str, Any]) -> None:
 
 
 def install() -> asyncio.Task[None] | None:
-    """Time every collection; with the tuning on, take over the schedule (a task on the
-    running loop, returned so its owner can keep it alive and cancel it)."""
+    """Time every collection and tune the collector; with `calm`, take over its schedule (a
+    task on the running loop, returned so its owner can keep it alive and cancel it)."""
     if _time_collections not in gc.callbacks:
         gc.callbacks.append(_time_collections)
-    if os.environ.get("SVARA_GC_TUNING", "1") == "0":
+    mode = os.environ.get("SVARA_GC_TUNING", "1").strip()
+    if mode == "0":
         return None
     gc.collect()
     gc.freeze()
+    if mode != "calm":
+        gc.set_threshold(YOUNG, 20, 20)
+        return None
     gc.set_threshold(YOUNG, NEVER, NEVER)
     return asyncio.get_running_loop().create_task(_schedule(), name="svara-gc")
 

@@ -1,4 +1,4 @@
-"""The collector's schedule of `svara serve` (service/api/gcpolicy.py): a burst of long-lived
+"""The collector's `calm` schedule of `svara serve` (service/api/gcpolicy.py): a burst of long-lived
 objects (a reconnect storm's sockets) sets off no middle or full collection while the loop is
 busy; they are frozen instead, and collected in full once the loop is calm."""
 
@@ -25,6 +25,7 @@ class Node:
 
 @pytest.fixture
 def collections(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    monkeypatch.setenv("SVARA_GC_TUNING", "calm")
     monkeypatch.setattr(gcpolicy, "TICK", 0.02)
     monkeypatch.setattr(gcpolicy, "CALM_LAG", 0.05)
     seen: list[int] = []
