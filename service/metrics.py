@@ -303,6 +303,6 @@ def gc_pause(generation: int, seconds: float) -> None:
 
 def worker_started(index: int) -> None:
     """Name this process in its scrapes: with several workers on one port a scrape reaches
-    any one of them (deploy/README.md, "Workers")."""
+    any one of them (deploy/README.md, "6. Scaling out")."""
     worker.clear()
     worker.labels(str(index), str(os.getpid())).set(1)
