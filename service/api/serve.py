@@ -76,7 +76,11 @@ def worker_count(requested: int | None, config: Config) -> int:
             log.warning("the embedded store lives in this process: serving with 1 worker, "
                         "not %d (set REDIS_URL for more)", asked)
         return 1
-    return asked or default_count()
+    count = asked or default_count()
+    if count > 1 and not hasattr(os, "fork"):  # the workers are forked (service/api/workers.py)
+        log.warning("no fork on this system: serving with 1 worker, not %d", count)
+        return 1
+    return count
 
 
 class Worker:
