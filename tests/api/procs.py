@@ -27,9 +27,13 @@ def free_port() -> int:
 class Server:
     """One `python -m service.cli serve` process; `kill()` is kill -9, `stop()` is SIGTERM."""
 
-    def __init__(self, env: dict[str, str], port: int | None = None) -> None:
+    def __init__(self, env: dict[str, str], port: int | None = None,
+                 args: tuple[str, ...] = ()) -> None:
         self.port = port or free_port()
-        self.env = {**os.environ, "LOG_LEVEL": "WARNING", **env}
+        # One process unless a test asks for more: tests that read a server's /metrics or
+        # its log mean one process, and a scrape of several workers reaches any one of them.
+        self.env = {**os.environ, "LOG_LEVEL": "WARNING", "WORKERS": "1", **env}
+        self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
         # One log per Server (a restart of it appends): a port is reused by later tests of the
         # same run, and a log named by port and pid once handed one test another's lines.
@@ -44,7 +48,8 @@ class Server:
         A busy machine may take half a minute just to import aiogram's models."""
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+                [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port),
+                 *self.args],
                 cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + timeout

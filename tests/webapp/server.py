@@ -33,6 +33,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {k: v for k, v in os.environ.items()
                if k not in {"REDIS_URL", "BOT_TOKEN", "PUBLIC_URL", "BOT_MODE", "TELEGRAM_API_URL"}}
+        env["WORKERS"] = "1"  # one process unless a test asks for more (its /metrics, its log)
         env["PRACTICE_BOTS"] = "0"  # no practice table at start: the tests open their own
         # The tests drive other players over the API as fast as the server answers.
         env["RATE_LIMIT_PER_SECOND"] = "500"
