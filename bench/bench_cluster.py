@@ -66,10 +66,14 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8741)
     parser.add_argument("--skip-single", action="store_true",
                         help="the cluster only (no single-Redis run to compare with)")
+    parser.add_argument("--workers", type=int, default=1, help="svara serve --workers")
     args = parser.parse_args()
-    args.backlog, args.py_spy = 0, ""
+    args.backlog, args.py_spy, args.server_root = 0, "", storm.api.REPO
     print(f"bench_cluster {time.strftime('%Y-%m-%d %H:%M')} UTC, load "
           f"{os.getloadavg()[0]:.1f}", flush=True)
+    # the bare-stack yardstick of this run (on the machine's Redis: it writes a few keys of its own)
+    print(storm.probe.yardstick_line(asyncio.run(storm.probe.yardstick(
+        os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), args.port + 1))), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         nodes = start_cluster(Path(tmp) / "cluster", masters=3, replicas=1)
         try:
