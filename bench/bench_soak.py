@@ -185,7 +185,8 @@ async def soak(args: argparse.Namespace, redis_url: str) -> JSON:
     server = api.start(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(args.port)],
         {"REDIS_URL": redis_url, "BOT_TOKEN": api.TOKEN, "BOT_MODE": "off",
-         "SVARA_NAMESPACE": "soak", "WORKERS": "1", "LOG_LEVEL": "WARNING", "IDLE_CLOSE_SECONDS": "2",
+         "SVARA_NAMESPACE": "soak", "WORKERS": "1", "LOG_LEVEL": "WARNING",
+         "IDLE_CLOSE_SECONDS": "2",
          "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"},
         f"{url}/api/health", within=180)  # a loaded machine imports aiogram slowly
     redis = Redis.from_url(redis_url)
