@@ -19,6 +19,8 @@ HANDS = [["7c", "Kh", "Kd"], ["Ah", "Ad", "Tc"], ["9h", "Th", "8c"], ["Qs", "Js"
          ["Ac", "9c", "Td"], ["7d", "Qd", "Jc"]]
 SCORES = [31, 31, 19, 30, 16, 10, 20, 21, 30, 21]
 ME = 2  # the page's person sits in seat 2 (Cleo)
+# The browser locale that picks each of the six languages.
+LOCALES = {"en": "en-US", "ru": "ru-RU", "bg": "bg", "tr": "tr-TR", "de": "de-DE", "ar": "ar"}
 
 
 def seat(n: int, **extra: Any) -> dict[str, Any]:

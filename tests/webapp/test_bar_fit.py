@@ -17,6 +17,7 @@ import pytest
 
 from tests.webapp.browser import Contexts, snap
 from tests.webapp.canned_table import (
+    LOCALES,
     ME,
     TABLE,
     betting,
@@ -29,13 +30,11 @@ from tests.webapp.canned_table import (
 )
 from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import launch, sign, snap_as_is, telegram_page
-from tests.webapp.test_catalogs import LANGUAGES
+from tests.webapp.telegram import launch, receive, sign, snap_as_is, telegram_page
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
-LOCALES = {"en": "en-US", "ru": "ru-RU", "bg": "bg", "tr": "tr-TR", "de": "de-DE", "ar": "ar"}
 SIZES = [(390, 844), (320, 640)]
 
 
@@ -129,7 +128,7 @@ def bar_problems(found: dict[str, Any]) -> list[Any]:
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", list(LOCALES))
 async def test_everything_in_the_bar_fits_the_phone(
     server: Server, browser: Contexts, shots: Path, lang: str, width: int, height: int
 ) -> None:
@@ -178,4 +177,18 @@ async def test_the_bar_keeps_clear_of_telegram_s_safe_area_and_sheet(
     low = [p for p in found["parts"] if p["box"]["bottom"] > above + 0.5]
     assert not low, low
     assert not bar_problems(found)
+    # The sheet pulled down to 360 px: the bar stays below the header and scrolls inside.
+    await receive(page, "viewport_changed",
+                  {"height": 360, "is_expanded": False, "is_state_stable": True})
+    await page.wait_for_function("""Math.abs(document.querySelector('.action-bar')
+      .getBoundingClientRect().bottom - 360) < 1""")
+    short = await page.evaluate("""() => { const bar = document.querySelector('.action-bar');
+      const head = document.querySelector('header, .bar').getBoundingClientRect().bottom;
+      bar.scrollTop = bar.scrollHeight;
+      const last = [...bar.querySelectorAll('.buttons button')].at(-1).getBoundingClientRect();
+      return {top: bar.getBoundingClientRect().top, head, last: last.bottom,
+        scrolls: bar.scrollHeight > bar.clientHeight}; }""")
+    assert short["top"] >= short["head"] - 1 and short["scrolls"], short
+    assert short["last"] <= 360 - 34 + 0.5, short
+    await snap_as_is(page, shots, "bar-telegram-short-ru-320")
     assert not page.errors  # type: ignore[attr-defined]
