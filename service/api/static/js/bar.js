@@ -193,10 +193,13 @@ export function paintBar(s) {
   }
 }
 
-/** The page leaves room at its bottom for the fixed action bar, whatever its height. */
+/** The page leaves room at its bottom for the fixed action bar, whatever its height; the
+ *  bar is never taller than what the header leaves (table.css). */
 export function sizeBar(root) {
   const bar = root.querySelector(".action-bar");
   const space = root.querySelector(".bar-space");
+  const header = document.querySelector("header.bar");
+  if (bar && header) bar.style.setProperty("--head-h", `${header.offsetHeight}px`);
   if (bar && space) space.style.height = `${bar.offsetHeight + 8}px`;
 }
 
