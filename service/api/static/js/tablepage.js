@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { explain, resultPanel, svaraPanel } from "./panels.js";
 
 /** The tools over the felt: the history, and leaving (armed: the second tap mid-hand). */
-function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
+function tools(v, me, { leaveArmed, onLeave, onHistory, invite }) {
   const hv = v.hand;
   // a tournament's leave forfeits the place: it always asks twice, and says so
   const armed = leaveArmed && (v.tournament || (hv && hv.phase !== "settled" && me && me.in_hand));
@@ -18,9 +18,7 @@ function tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }) {
     h("div", { class: "tools-start" },
       h("button", { type: "button", class: "ghost small", dataset: { action: "history" },
         onclick: onHistory }, t("table.history")),
-      // a tournament's table seats only its registered players: nobody to invite
-      v.tournament ? null : h("button", { type: "button", class: "ghost small",
-        dataset: { action: "invite" }, onclick: onInvite }, t("invite.button"))),
+      invite),
     me && (armed
       ? h("button", { type: "button", class: "danger small", dataset: { action: "leave" },
         onclick: onLeave }, confirm)
@@ -38,10 +36,15 @@ export function tablePage(v, { me, result, line, stake, leaveArmed, dealKey,
   const many = (v.settings?.max_seats ?? 6) > 6;
   const seat = v.you?.seat ?? null;
   const settledStake = result && result.number === hv?.number ? stake : undefined;
+  // a tournament's table seats only its registered players: nobody to invite. Up to 6 seats
+  // the button takes the felt's free lower corner (the chat's is the other), where no seat is
+  const invite = v.tournament ? null : h("button", { type: "button", class: "ghost small invite-open",
+    dataset: { action: "invite" }, onclick: onInvite }, t("invite.button"));
   return [
     h("div", { class: `felt-wrap${many ? " many" : ""}` },
-      tools(v, me, { leaveArmed, onLeave, onHistory, onInvite }),
-      felt(v, { dealKey, stake: settledStake, onInfo })),
+      tools(v, me, { leaveArmed, onLeave, onHistory, invite: many ? invite : null }),
+      felt(v, { dealKey, stake: settledStake, onInfo }),
+      many ? null : invite),
     h("div", { class: "story", id: "story" },
       explanation.length ? h("p", { class: "explain", id: "explain" }, explanation) : null,
       line ? h("p", { class: "last-line muted", id: "last-line" }, line) : null),
