@@ -80,7 +80,7 @@ def main() -> int:
             args.redis_url = f"redis+cluster://127.0.0.1:{nodes[0].port}"
             print("## on the 3-primary cluster, a primary failed over mid-storm", flush=True)
             result = asyncio.run(storm.scenario(args, args.sockets,
-                                                during=failover_of_the_busiest(nodes)))
+                                                alongside=failover_of_the_busiest(nodes)))
             print(storm.report(result))
             side = result["during_storm"]
             print(f"- failover: primary :{side['primary']} -> replica :{side['promoted']} in "

@@ -426,8 +426,8 @@ def latency(stats: api.Stats) -> JSON:
 
 
 async def scenario(args: argparse.Namespace, sockets: int,
-                   during: Callable[[], Awaitable[Any]] | None = None) -> JSON:
-    """One storm on a fresh server; `during` (if given) runs alongside the storm from the
+                   alongside: Callable[[], Awaitable[Any]] | None = None) -> JSON:
+    """One storm on a fresh server; `alongside` (if given) runs with the storm from the
     drop on (bench_cluster.py fails a Redis primary over there)."""
     port = args.port
     namespace = f"storm-{uuid.uuid4().hex[:10]}"
@@ -479,7 +479,7 @@ async def scenario(args: argparse.Namespace, sockets: int,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             gc_before = await asyncio.to_thread(probe.gc_pauses, url)
             t0 = time.perf_counter()
-            side = asyncio.create_task(during()) if during is not None else None
+            side = asyncio.create_task(alongside()) if alongside is not None else None
             result |= await storm.ask("storm", args.spread)
             if side is not None:
                 result["during_storm"] = await side
@@ -523,18 +523,15 @@ async def scenario(args: argparse.Namespace, sockets: int,
 
 
 async def delete_namespace(redis_url: str, namespace: str) -> None:
-    from redis.asyncio import Redis
+    from redis.asyncio import Redis, RedisCluster
 
-    client = Redis.from_url(redis_url)
+    cluster = redis_url.startswith("redis+cluster://")
+    client: Any = (RedisCluster.from_url(redis_url.replace("redis+cluster://", "redis://", 1))
+                   if cluster else Redis.from_url(redis_url))
     try:
-        batch: list[bytes] = []
+        # one key at a time on a cluster: a DELETE of several keys must stay in one slot
         async for key in client.scan_iter(match=f"svara:{{{namespace}:*", count=1000):
-            batch.append(key)
-            if len(batch) >= 1000:
-                await client.delete(*batch)
-                batch = []
-        if batch:
-            await client.delete(*batch)
+            await client.delete(key)
     finally:
         await client.aclose()
 
