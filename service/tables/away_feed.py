@@ -83,7 +83,8 @@ class AwayFeed:
 
     async def _write(self) -> None:
         while self._pending:
-            batch, self._pending = self._pending, set()
+            changes, self._pending = self._pending, set()
+            batch = await self._seated(changes)
             now = repr(self._clock())
             results = await asyncio.gather(*(
                 self._note(keys=[away_key(self._table(t)), away_key(self._table(t)) + ":seq"],
@@ -92,6 +93,24 @@ class AwayFeed:
             failed = [r for r in results if isinstance(r, BaseException)]
             if failed:  # a courtesy: the GET view still says who is away
                 log.warning("could not note %d presence changes: %s", len(failed), failed[0])
+
+    async def _seated(self, changes: set[tuple[str, int]]) -> list[tuple[str, int]]:
+        """The changes of seated players only: a spectator's socket coming and going changes
+        no seat's `away`, and a reconnect storm of spectators must not cost a note each (and a
+        presence read for every other socket of the table). A table that cannot be loaded
+        keeps its notes (the readers find out)."""
+        seated: list[tuple[str, int]] = []
+        states: dict[str, TableState | None] = {}
+        for table_id, user in changes:
+            if table_id not in states:
+                try:
+                    states[table_id] = await self._load(table_id)
+                except Exception:  # a courtesy either way: keep the note
+                    states[table_id] = None
+            state = states[table_id]
+            if state is None or state.seat_of(user) is not None:
+                seated.append((table_id, user))
+        return seated
 
     async def _read(self, key: str, after: int, count: int) -> list[StoredEvent]:
         with self._health.errors():

@@ -12,11 +12,13 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from redis.asyncio import Redis
 
 from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
 from service.api.context import TABLES
+from service.tables.away_feed import away_key
 from service.tables.facade import ServiceError, User
 from tests.api.conftest import TOKEN, auth
 from tests.api.game import user_ids
@@ -139,3 +141,30 @@ async def test_a_stranger_to_a_private_table_hears_nothing_of_who_is_away(
         await anext(feed)
     assert refused.value.status == 404
     await player.close()
+
+
+async def test_spectators_coming_and_going_leave_no_note(
+    servers: tuple[Client, Client], redis_url: str,
+) -> None:
+    """A spectator's socket changes no seat's `away`: a reconnect storm of spectators must not
+    cost a presence note each (and a presence read for every other socket of the table)."""
+    a, b = servers
+    p1, p2, *fans = user_ids(8)
+    table = await seated(a, p1, p2)
+    watcher = await socket(b, table, p2)
+    await until_away(watcher, p1, True)
+    for fan in fans:  # they come and go, on both replicas
+        ws = await socket(a if fan % 2 else b, table, fan)
+        await ws.close()
+    player = await socket(a, table, p1)  # a seated player's socket: its note comes after theirs
+    await until_away(watcher, p1, False)
+    service = a.server.app[TABLES]
+    key = away_key(service.streams.table(table))
+    client = Redis.from_url(redis_url)
+    try:
+        noted = {int(fields[b"d"]) for _, fields in await client.xrange(key)}
+    finally:
+        await client.aclose()
+    assert noted == {p1, p2} or noted == {p1}, noted  # p2's own socket may have its note
+    for ws in (player, watcher):
+        await ws.close()
