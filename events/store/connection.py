@@ -109,6 +109,10 @@ class Health:
             raise self.refused_full(exc) from exc
         except UNAVAILABLE_ERRORS as exc:
             raise self.error(exc) from exc
+        except CLUSTER_RACE as exc:
+            if not closing_under_us(exc):
+                raise
+            raise self.error(reset_under_us(exc)) from exc
 
     # -- full --------------------------------------------------------------------------------
 
@@ -244,3 +248,12 @@ def reset_under_us(exc: Exception) -> rexc.ConnectionError:
 
 
 CLUSTER_RACE = (AttributeError, RuntimeError)
+
+
+def closing_under_us(exc: BaseException) -> bool:
+    """Is `exc` the race `reset_under_us` describes (a command written to a connection that
+    redis-py is closing), wherever it surfaces: a pipeline of index reads on a Cluster met it
+    during a failover and answered 500 before this was looked for."""
+    text = str(exc)
+    return ("writelines" in text and isinstance(exc, AttributeError)) or (
+        isinstance(exc, RuntimeError) and "handler is closed" in text)
