@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 from events.store import open_store  # noqa: E402
 from service.tables.service import TableService  # noqa: E402
 from tests.service.conftest import FakeClock  # noqa: E402
-from tests.service.helpers import make_users, play_hands, seated_table  # noqa: E402
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.service_play import make_users, play_hands, seated_table  # noqa: E402
 
 STATIC = ROOT / "service" / "api" / "static"
 

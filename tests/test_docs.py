@@ -26,7 +26,7 @@ import pytest
 
 from service.game.scoring import compute_score
 from tests.game.test_scoring_oracle import WORKED_EXAMPLES
-from tests.webapp.rules_html import words
+from tests.support.rules_html import words
 from tests.webapp.test_rules_content import seed_shingles, shingles
 
 ROOT = Path(__file__).resolve().parent.parent

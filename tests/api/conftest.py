@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
-from tests.api.fake_tables import FakeTables
+from tests.support.fake_tables import FakeTables
 
 TOKEN = "4242:api-test-token"
 

@@ -22,7 +22,7 @@ from service.api.auth import sign_init_data
 from service.api.config import Config
 from service.tables.service import TableService
 from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
 
 pytestmark = pytest.mark.redis
 
@@ -210,7 +210,7 @@ async def test_a_socket_action_with_unknown_fields_is_refused_like_http(
 async def test_every_503_leaves_a_log_line_saying_why(caplog: pytest.LogCaptureFixture) -> None:
     """Item 5: a store that cannot be reached answers 503 over HTTP and 1011 over the socket,
     and each one is logged with its cause (it was silent before)."""
-    from tests.store.servers import free_port
+    from tests.support.redis_servers import free_port
 
     down = TableService(open_store(f"redis://127.0.0.1:{free_port()}/0"), namespace="down:")
     config = Config(bot_token=TOKEN, bot_mode="off")

@@ -14,7 +14,7 @@ from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
 from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
 
 pytestmark = pytest.mark.redis
 

@@ -10,7 +10,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.auth import sign_init_data
 from tests.api.conftest import TOKEN, auth
-from tests.api.fake_tables import FakeTables
+from tests.support.fake_tables import FakeTables
 
 Client = TestClient[web.Request, web.Application]
 

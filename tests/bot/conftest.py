@@ -17,11 +17,11 @@ from aiohttp import web
 from service.bot import attach_bot
 from service.bot.i18n import Catalogs, make_i18n
 from service.bot.ports import LiveTables
-from tests import ports
-from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.tables_stub import StubTables
 from tests.conftest import REDIS_TEST_URL
 from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
+from tests.support import ports
+from tests.support.fake_bot_api import FakeBotAPI
 
 if TYPE_CHECKING:
     from tests.bot.live import Live

@@ -12,8 +12,8 @@ from typing import Any
 from service.game.settings import TableSettings
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.bot.fakeapi import FakeBotAPI, message_update
 from tests.service.conftest import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, message_update
 
 
 def people(*languages: str) -> list[User]:

@@ -18,9 +18,15 @@ from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.keyboards import SitIn
 from service.tables.facade import FeedItem, User
 from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, member_update, message_update
 from tests.bot.live import Live, Table, people, to_chat
 from tests.service.conftest import Factory, FakeClock
+from tests.support.fake_bot_api import (
+    Call,
+    FakeBotAPI,
+    callback_update,
+    member_update,
+    message_update,
+)
 
 pytestmark = pytest.mark.redis
 

@@ -17,9 +17,9 @@ from service.tables.facade import User
 from service.tables.service import TableService
 from tests.bot.api_app import StartApp, api_app  # noqa: F401 (fixture)
 from tests.bot.conftest import PUBLIC_URL, BotApp, say
-from tests.bot.fakeapi import FakeBotAPI, inline_query_update, message_update
 from tests.bot.live import Table, people, to_chat
 from tests.service.conftest import Factory, FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, inline_query_update, message_update
 
 pytestmark = pytest.mark.redis
 

@@ -14,10 +14,10 @@ from service.tables import profiles
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.bot.api_app import ApiApp, StartApp, api_app  # noqa: F401 (fixture)
-from tests.bot.fakeapi import Call, FakeBotAPI, write_access_update
 from tests.bot.live import Table, people, to_chat
 from tests.bot.test_sharing import open_table
 from tests.service.conftest import FakeClock
+from tests.support.fake_bot_api import Call, FakeBotAPI, write_access_update
 
 pytestmark = pytest.mark.redis
 

@@ -15,7 +15,7 @@ from service import verify
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.service_play import make_users, play_hands, seated_table
 
 
 @dataclass

@@ -6,7 +6,7 @@ each with the verdict every verifier must give (docs/VERIFYING.md describes it).
 
 The good hands are real games played through the rules engine with fixed seeds
 (tests/fair/corpus_games.py); the tampered ones are those logs edited the way an attacker with
-the database would (tests/fair/tamper.py), exported afterwards. Each tampered case states the
+the database would (tests/support/tamper.py), exported afterwards. Each tampered case states the
 check and the event version it must fail at; the generator refuses to write a corpus on which
 the offline verifier and the server's audit do not both give exactly that.
 """
@@ -30,7 +30,7 @@ from service.game.settings import TableSettings
 from service.tables.audit_checks import check_log
 from service.tables.export import build_export, decode_lenient
 from tests.fair.corpus_games import Game, find
-from tests.fair.tamper import Change, data_of, edit, move_time, rehashed, remove, swap
+from tests.support.tamper import Change, data_of, edit, move_time, rehashed, remove, swap
 
 ROOT = Path(__file__).resolve().parents[2] / "docs" / "verifier-corpus"
 BASE = TableSettings(ante=10, max_seats=6, turn_seconds=30, next_hand_seconds=3)

@@ -24,9 +24,9 @@ from service.game.settings import TableSettings
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.fair.game import Played, both_verdicts, first_failures
-from tests.fair.tamper import Change, edit, move_time, remove, swap, tamper
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
+from tests.support.tamper import Change, edit, move_time, remove, swap, tamper
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -25,9 +25,18 @@ from service import verify
 from service.game.deck import commitment, mix_of, shuffled_deck, shuffled_deck_v2
 from service.tables.service import TableService
 from tests.fair.game import Played, played
-from tests.fair.tamper import Change, edit, move_time, rehash_only, rehashed, remove, swap, tamper
 from tests.service.conftest import FakeClock
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.tamper import (
+    Change,
+    edit,
+    move_time,
+    rehash_only,
+    rehashed,
+    remove,
+    swap,
+    tamper,
+)
 
 STATIC = Path(__file__).resolve().parents[2] / "service" / "api" / "static"
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -22,7 +22,8 @@ import pytest
 from events.store.base import StoredEvent
 from service import verify
 from tests.fair.game import Played, both_verdicts, played
-from tests.fair.tamper import (
+from tests.service.conftest import Factory, FakeClock
+from tests.support.tamper import (
     Change,
     edit,
     move_time,
@@ -32,7 +33,6 @@ from tests.fair.tamper import (
     swap,
     tamper,
 )
-from tests.service.conftest import Factory, FakeClock
 
 pytestmark = pytest.mark.redis
 

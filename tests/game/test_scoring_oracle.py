@@ -1,4 +1,4 @@
-"""The service's scores against an independent oracle (tests/game/oracle.py, written from
+"""The service's scores against an independent oracle (tests/support/oracle.py, written from
 docs/RULES.md "Hand score" alone), for all 4960 hands under every variant combination
 (2 joker_pair x 3 natural_777), and the worked examples (docs/RULES.md "Worked examples")
 through the oracle itself.
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from service.game.cards import CANONICAL_DECK
 from service.game.scoring import compute_score, score
 from service.game.settings import ScoringOptions, TableSettings
-from tests.game.oracle import DECK, VARIANTS, oracle_score
+from tests.support.oracle import DECK, VARIANTS, oracle_score
 
 # docs/RULES.md "Worked examples" (default variants), in the order written.
 WORKED_EXAMPLES = [

@@ -20,7 +20,7 @@ from service.tables import bots
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users
+from tests.support.service_play import assert_conserved, make_users
 
 
 def test_bot_ids_are_negative_stable_and_distinct() -> None:

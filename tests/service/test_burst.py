@@ -10,7 +10,7 @@ import pytest
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
 from tests.service.conftest import Factory
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
 
 pytestmark = pytest.mark.redis
 

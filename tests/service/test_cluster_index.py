@@ -20,8 +20,8 @@ from service.game.settings import TableSettings
 from service.game.state import IDLE_CLOSE_SECONDS
 from service.tables.service import TableService
 from tests.service.conftest import FAST, FakeClock
-from tests.service.helpers import assert_conserved, make_users, seated_table
-from tests.store.servers import RedisServer, start_cluster
+from tests.support.redis_servers import RedisServer, start_cluster
+from tests.support.service_play import assert_conserved, make_users, seated_table
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -6,7 +6,7 @@ import pytest
 
 from service.tables.facade import ServiceError
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, play_hands, seated_table
+from tests.support.service_play import assert_conserved, make_users, play_hands, seated_table
 
 
 async def test_hands_leave_and_idempotency_on_the_embedded_store(

@@ -9,7 +9,7 @@ from typing import Any
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
 
 
 async def _on_turn(

@@ -17,7 +17,7 @@ from service.tables.directory import TableListed, WalletOpened, encode_entry
 from service.tables.facade import ServiceError
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, seated_table
+from tests.support.service_play import assert_conserved, make_users, seated_table
 
 pytestmark = pytest.mark.redis
 

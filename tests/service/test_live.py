@@ -25,7 +25,7 @@ from service.tables.facade import FeedItem, User
 from service.tables.live import LiveEvent
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.service_play import make_users, play_hands, seated_table
 
 pytestmark = pytest.mark.redis
 

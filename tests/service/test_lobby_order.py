@@ -31,9 +31,9 @@ from service.tables.index import (
 )
 from service.tables.lobby import unranked_tables
 from service.tables.service import TableService
-from tests.game.tablekit import Table
 from tests.service.conftest import FAST, Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
+from tests.support.tablekit import Table
 
 pytestmark = pytest.mark.redis
 

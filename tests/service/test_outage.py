@@ -16,8 +16,14 @@ from events.store import open_store
 from events.table import TimedOut
 from service.tables.service import TableService
 from tests.service.conftest import FAST, FakeClock
-from tests.service.helpers import SETTINGS, assert_conserved, make_users, play_hands, seated_table
-from tests.store.servers import RedisServer, free_port
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.service_play import (
+    SETTINGS,
+    assert_conserved,
+    make_users,
+    play_hands,
+    seated_table,
+)
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

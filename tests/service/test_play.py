@@ -13,7 +13,7 @@ from service.game.decider import fold
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import (
+from tests.support.service_play import (
     SETTINGS,
     assert_conserved,
     make_users,

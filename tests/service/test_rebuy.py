@@ -10,7 +10,7 @@ import pytest
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users
+from tests.support.service_play import assert_conserved, make_users
 
 pytestmark = pytest.mark.redis
 

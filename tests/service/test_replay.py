@@ -15,7 +15,7 @@ from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
 
 
 async def play_recording(

@@ -14,7 +14,7 @@ from events.store.base import AppendResult, EventStore
 from events.table import HandSettled, TimedOut
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, play_hands, seated_table
+from tests.support.service_play import assert_conserved, make_users, play_hands, seated_table
 
 pytestmark = pytest.mark.redis
 

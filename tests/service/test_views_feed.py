@@ -17,7 +17,7 @@ from service.game.view import view as table_view
 from service.tables.facade import JSON, FeedItem
 from service.tables.service import TableService
 from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.service_play import make_users, play_hands, seated_table
 
 pytestmark = pytest.mark.redis
 

@@ -18,7 +18,7 @@ from events.store.factory import open_redis_store
 from events.store.redis_store import TAG, RedisEventStore
 from tests.store.contract import MakeStore, StoreContract, new_stream
 from tests.store.kv_contract import KeyValueContract
-from tests.store.servers import RedisServer, start_cluster
+from tests.support.redis_servers import RedisServer, start_cluster
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

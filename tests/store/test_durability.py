@@ -33,7 +33,7 @@ from events.store.base import StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import LIBRARY_CODE, TAG, RedisEventStore
 from tests.store.contract import new_stream, take
-from tests.store.servers import RedisServer, free_port
+from tests.support.redis_servers import RedisServer, free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -32,11 +32,11 @@ from events.store.redis_store import RedisEventStore
 from service import verify
 from service.game.deck import mix_of, shuffled_deck_v2
 from tests.conftest import REDIS_TEST_URL
-from tests.fair.tamper import Change, edit, move_time, rehashed, remove, tamper
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import APP_ENV, Server
+from tests.support.tamper import Change, edit, move_time, rehashed, remove, tamper
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import sit_down
 from tests.webapp.test_catalogs import catalog
 from tests.webapp.test_i18n import VISIBLE_TEXT_JS, check_language
@@ -73,8 +73,8 @@ def namespace() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`svara serve` in dev mode (no BOT_TOKEN: signed test users) on the real Redis."""
-    srv = Server(tmp_path_factory.mktemp("serve-redis") / "serve.log",
-                 extra_env={"REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace})
+    srv = Server({**APP_ENV, "REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace},
+                 log=tmp_path_factory.mktemp("serve-redis") / "serve.log").spawn()
     try:
         srv.wait_ready()
         yield srv
@@ -92,7 +92,7 @@ async def store() -> AsyncIterator[RedisEventStore]:
 class Played:
     """A settled hand both pages played, and what the test needs to tamper with it."""
 
-    def __init__(self, table: str, hand: int, ana: Player, boris: Player, api: ApiPlayer,
+    def __init__(self, table: str, hand: int, ana: Player, boris: Player, api: HttpPlayer,
                  stream: str) -> None:
         self.table, self.hand, self.ana, self.boris, self.api = table, hand, ana, boris, api
         self.stream = stream
@@ -139,8 +139,8 @@ async def play(server: Server, browser: Contexts, namespace: str,
     hands by tapping, and Boris leaves: hand 2 was cut by both seeds and the log is quiet."""
     ana = await Player.open(browser, server.url, "Ana Audit")
     boris = await Player.open(browser, server.url, "Boris Audit")
-    api = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Audit")
-    boris_api = await ApiPlayer.login(http, server.url, boris.user_id, "Boris Audit")
+    api = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Audit")
+    boris_api = await HttpPlayer.login(http, server.url, boris.user_id, "Boris Audit")
     table = await api.create(ante=10, max_seats=2, next_hand_seconds=2)
     await sit_down(ana, server.url, table)
     ana_seed = await seed_of(ana)
@@ -177,12 +177,12 @@ async def play(server: Server, browser: Contexts, namespace: str,
     return played
 
 
-async def _seed_at(api: ApiPlayer, table: str, seed: str) -> bool:
+async def _seed_at(api: HttpPlayer, table: str, seed: str) -> bool:
     view = await api.view(table)
     return bool(view["you"]["client_seed"] == seed)
 
 
-async def _quiet(api: ApiPlayer, table: str) -> bool:
+async def _quiet(api: HttpPlayer, table: str) -> bool:
     """Nobody in a hand: the log does not grow while the test tampers with it."""
     view = await api.view(table)
     return view["hand"] is None or view["hand"]["phase"] == "settled"

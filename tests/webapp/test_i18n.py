@@ -15,9 +15,9 @@ import aiohttp
 import pytest
 from playwright.async_api import Page, Route
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, snap
-from tests.webapp.server import Server
+from tests.support.browser import Contexts, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.tables import new_user_id
 from tests.webapp.test_catalogs import PLURALS, STATIC, catalog
 
@@ -116,8 +116,8 @@ async def test_a_telegram_user_plays_in_their_language(
 ) -> None:
     async with aiohttp.ClientSession() as http:
         user_id = new_user_id()
-        me = await ApiPlayer.login(http, server.url, user_id, "Mira", language=CLIENTS[lang])
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, user_id, "Mira", language=CLIENTS[lang])
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=3, turn_seconds=60)
         await boris.seat(table, 500)
         assert (await me.me())["language"] == lang
@@ -163,12 +163,12 @@ async def test_the_felt_keeps_the_order_of_play_right_to_left(
 ) -> None:
     """The same table, seen in English and in Arabic: every seat in the same place."""
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=4)
         await boris.seat(table, 500)
         places = []
         for lang in ("en", "ar"):
-            me = await ApiPlayer.login(http, server.url, new_user_id(), "Watcher",
+            me = await HttpPlayer.login(http, server.url, new_user_id(), "Watcher",
                                        language=lang)
             page = await telegram_page(browser, server, me.init_data, f"/?table={table}")
             await page.wait_for_selector(".felt .seat")
@@ -183,7 +183,7 @@ async def test_the_language_picker_is_remembered_on_the_server(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, new_user_id(), "Lena", language="ru")
+        me = await HttpPlayer.login(http, server.url, new_user_id(), "Lena", language="ru")
         page = await telegram_page(browser, server, me.init_data, "/?screen=settings")
         await page.wait_for_selector("#language [data-lang=ru][aria-checked=true]")
         await page.click("#language [data-lang=de]")

@@ -30,8 +30,8 @@ from service.api.app import STATIC_DIR, make_app
 from service.api.config import Config
 from service.game.scoring import compute_score
 from service.game.settings import ScoringOptions
-from tests.api.fake_tables import FakeTables
-from tests.webapp.rules_html import (
+from tests.support.fake_tables import FakeTables
+from tests.support.rules_html import (
     SECTIONS,
     Node,
     RulesHtmlError,
