@@ -15,7 +15,7 @@ from service.api.app import make_app
 from service.api.config import Config
 from service.api.errors import unmatched
 from service.api.openapi import openapi_document
-from tests.api.conftest import auth
+from tests.api.signed import auth
 from tests.support.fake_tables import FakeTables
 
 Client = TestClient[web.Request, web.Application]

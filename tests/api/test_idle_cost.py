@@ -27,7 +27,7 @@ from tests.support.e2e_game import TOKEN, server_env, user_ids
 from tests.support.http_player import HttpPlayer
 from tests.support.serve import Server
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.serial]  # it measures CPU at rest
 
 WINDOW = 20.0  # seconds of idle CPU measured
 RUNNING = 10

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.app import make_app
 from service.api.config import Config
-from tests.api.conftest import TOKEN, auth
+from tests.api.signed import TOKEN, auth
 from tests.support.e2e_game import user_ids
 
 pytestmark = pytest.mark.redis

@@ -34,7 +34,7 @@ from tests.support.proxy import Proxy
 from tests.support.redis_servers import RedisServer, free_port
 from tests.support.serve import Server
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.serial]  # bounds under load
 
 LATENCY = 0.1  # each way: 200 ms added to every answer
 OUTAGE = 5.0

@@ -9,7 +9,7 @@ from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.auth import sign_init_data
-from tests.api.conftest import TOKEN, auth
+from tests.api.signed import TOKEN, auth
 from tests.support.fake_tables import FakeTables
 
 Client = TestClient[web.Request, web.Application]

@@ -16,7 +16,7 @@ import aiohttp
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from tests.bot.conftest import TOKEN, free_port, say
+from tests.bot.botkit import TOKEN, free_port, say
 from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
 from tests.support.http_player import HttpPlayer
 from tests.support.serve import APP_ENV, Server

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.bot.live import Live, people
-from tests.bot.test_notify import expected_ping, ping_to, pings_to
+from tests.bot.live import Live, expected_ping, people, ping_to, pings_to
 from tests.support.fake_bot_api import FakeBotAPI
 
 pytestmark = pytest.mark.redis

@@ -15,7 +15,7 @@ from service.bot import texts
 from service.bot.keyboards import SetPings, SitIn
 from service.tables.facade import ServiceError
 from service.tables.profiles import LANGUAGES
-from tests.bot.conftest import PUBLIC_URL, BotApp, say
+from tests.bot.botkit import PUBLIC_URL, BotApp, say
 from tests.bot.tables_stub import StubTables
 from tests.support.fake_bot_api import Call, FakeBotAPI, callback_update, message_update
 

@@ -11,7 +11,7 @@ import pytest
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from tests.bot.conftest import PORTS, TOKEN, free_port, say
+from tests.bot.botkit import PORTS, TOKEN, free_port, say
 from tests.support.fake_bot_api import FakeBotAPI, message_update
 from tests.support.serve import APP_ENV, Server
 

@@ -18,7 +18,7 @@ import pytest
 
 from service.bot import texts
 from service.bot.keyboards import SitIn
-from tests.bot.conftest import TOKEN, say
+from tests.bot.botkit import TOKEN, say
 from tests.bot.serving import (
     PUBLIC,
     Deployment,

@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from service.bot import texts
-from tests.bot.conftest import say
+from tests.bot.botkit import say
 from tests.bot.serving import (
     Deployment,
     move,

@@ -22,7 +22,8 @@ import pytest
 from events.store.base import StoredEvent
 from service import verify
 from tests.fair.game import Played, both_verdicts, played
-from tests.service.conftest import Factory, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.services import Factory
 from tests.support.tamper import (
     Change,
     edit,

@@ -31,7 +31,8 @@ from service.game.deck import mix_of, shuffled_deck, shuffled_deck_v2
 from service.game.scoring import compute_score
 from service.game.settings import ScoringOptions
 from tests.fair.game import Played, played
-from tests.service.conftest import Factory, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.services import Factory
 from tests.support.tamper import edit, tamper
 
 ROOT = Path(__file__).resolve().parents[2]

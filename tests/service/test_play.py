@@ -12,7 +12,7 @@ from events.table import HandSettled, HandStarted
 from service.game.decider import fold
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
-from tests.service.conftest import Factory, FakeClock
+from tests.support.clock import FakeClock
 from tests.support.service_play import (
     SETTINGS,
     assert_conserved,
@@ -20,6 +20,7 @@ from tests.support.service_play import (
     play_hands,
     seated_table,
 )
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

@@ -18,7 +18,7 @@ import asyncio
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +31,16 @@ from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from service import verify
 from service.game.deck import mix_of, shuffled_deck_v2
-from tests.conftest import REDIS_TEST_URL
 from tests.support.browser import Contexts, check_layout, snap
 from tests.support.http_player import HttpPlayer
+from tests.support.redis import REDIS_TEST_URL
 from tests.support.serve import APP_ENV, Server
 from tests.support.tamper import Change, edit, move_time, rehashed, remove, tamper
+from tests.support.waiting import eventually
+from tests.webapp.catalogs import catalog
+from tests.webapp.languages import VISIBLE_TEXT_JS, check_language
 from tests.webapp.player import Player
 from tests.webapp.tables import sit_down
-from tests.webapp.test_catalogs import catalog
-from tests.webapp.test_i18n import VISIBLE_TEXT_JS, check_language
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 
@@ -112,15 +113,6 @@ async def seed_of(player: Player) -> str:
     return seed
 
 
-async def until(check: Callable[[], Any], within: float = 10.0) -> Any:
-    """Wait for `check()` (a coroutine function) to answer something true."""
-    for _ in range(int(within / 0.1)):
-        if found := await check():
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {within} s: {check}")
-
-
 async def step(player: Player) -> None:
     """Click the first action of ORDER the page offers (none: nothing happens)."""
     state = await player.look()
@@ -145,11 +137,11 @@ async def play(server: Server, browser: Contexts, namespace: str,
     await sit_down(ana, server.url, table)
     ana_seed = await seed_of(ana)
     assert re.fullmatch(r"[0-9a-f]{32}", ana_seed), ana_seed  # 16 random bytes, made here
-    await until(lambda: _seed_at(api, table, ana_seed))  # sent on sitting down
+    await eventually(lambda: _seed_at(api, table, ana_seed), 10, every=0.1)  # sent on sitting down
     await sit_down(boris, server.url, table)  # the second player: hand 1 is dealt now
     boris_seed = await seed_of(boris)
     assert boris_seed != ana_seed
-    await until(lambda: _seed_at(boris_api, table, boris_seed))
+    await eventually(lambda: _seed_at(boris_api, table, boris_seed), 10, every=0.1)
 
     async def hand_two_settled() -> bool:
         status, body = await api.call("GET", f"/api/tables/{table}/hands?limit=5")
@@ -165,7 +157,7 @@ async def play(server: Server, browser: Contexts, namespace: str,
         "() => { const v = window.svara?.current?.view;"
         " return v && v.hand && (v.hand.number > 2 || v.hand.phase === 'settled'); }")
     await boris_api.ok("POST", f"/api/tables/{table}/leave")
-    await until(lambda: _quiet(api, table))
+    await eventually(lambda: _quiet(api, table), 10, every=0.1)
     played = Played(table, 2, ana, boris, api, f"{namespace}:table:{table}")
     # the players' seeds that cut hand 2 are both pages' own
     exported = await played.export()

@@ -12,9 +12,9 @@ import pytest
 from tests.support.browser import Contexts, snap
 from tests.support.http_player import HttpPlayer
 from tests.support.serve import Server
+from tests.webapp.catalogs import catalog
 from tests.webapp.player import Player
 from tests.webapp.tables import drive, new_user_id, phase, play_on, sit_down
-from tests.webapp.test_catalogs import catalog
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

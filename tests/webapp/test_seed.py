@@ -22,10 +22,10 @@ from playwright.async_api import Route
 from tests.support.browser import Contexts, check_layout, snap
 from tests.support.http_player import HttpPlayer
 from tests.support.serve import Server
+from tests.webapp.catalogs import catalog
+from tests.webapp.languages import check_language
 from tests.webapp.player import Player
 from tests.webapp.tables import new_user_id, sit_down
-from tests.webapp.test_catalogs import catalog
-from tests.webapp.test_i18n import check_language
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

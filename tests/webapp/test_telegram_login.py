@@ -19,8 +19,8 @@ from playwright.async_api import Page, Request
 from tests.support.browser import Contexts
 from tests.support.serve import APP_ENV, Server
 from tests.support.telegram import DARK, launch, receive, sign, snap_as_is, telegram_page, wait_sent
+from tests.webapp.catalogs import catalog
 from tests.webapp.tables import new_user_id
-from tests.webapp.test_catalogs import catalog
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
