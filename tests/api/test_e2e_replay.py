@@ -10,7 +10,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from tests.support.http_player import (
     check_view_privacy,
     choose,
 )
+from tests.support.redis import REDIS_TEST_URL
 from tests.support.serve import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -39,9 +40,10 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
-@pytest.fixture
-def server(redis_url: str) -> Any:
-    s = Server(server_env(redis_url)).start()
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    """One server for the module's tests: each plays its own tables with its own users."""
+    s = Server(server_env(REDIS_TEST_URL)).start()
     yield s
     s.stop()
 
