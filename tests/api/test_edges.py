@@ -258,6 +258,7 @@ async def test_the_lobby_pages_over_http(real: Client, service: TableService) ->
         assert (await resp.json())["error"]["code"] == "invalid_parameter"
 
 
+@pytest.mark.serial  # a burst on the shared Redis: not beside other tests
 async def test_a_burst_of_200_creations_over_http_all_succeed_at_once(real: Client) -> None:
     """Creations do not contend, through HTTP: 200 users create a table each at the same moment;
     every one is a 201 at the first try (no `503 busy`), and the lobby lists all 200."""
