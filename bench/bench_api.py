@@ -45,7 +45,10 @@ import aiohttp
 import msgspec
 
 REPO = Path(__file__).resolve().parents[1]
-BARE = REPO.parent / "shared" / "bench" / "bare_stack.py"
+# Beside the repository (a checkout in a worktree directory: one level further up).
+BARE = next((p for p in (REPO.parent / "shared" / "bench" / "bare_stack.py",
+                         REPO.parent.parent / "shared" / "bench" / "bare_stack.py")
+             if p.exists()), REPO.parent / "shared" / "bench" / "bare_stack.py")
 sys.path.insert(0, str(REPO))
 
 from service.api.auth import sign_init_data  # noqa: E402
@@ -60,12 +63,12 @@ _encode = msgspec.json.Encoder().encode
 # -- processes ------------------------------------------------------------------------------
 
 def start(cmd: list[str], env: dict[str, str], health: str,
-          cwd: Path = REPO) -> subprocess.Popen[bytes]:
+          cwd: Path = REPO, within: float = 30.0) -> subprocess.Popen[bytes]:
     """Start a server (its output goes to a temp file: a full pipe would stall it)."""
     log = tempfile.NamedTemporaryFile(prefix="bench-api-", suffix=".log", delete=False)  # noqa: SIM115
     proc = subprocess.Popen(cmd, cwd=cwd, env={**os.environ, **env},
                             stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{cmd} exited: {Path(log.name).read_text()[-2000:]}")
@@ -551,7 +554,7 @@ async def main_async(args: argparse.Namespace) -> list[JSON]:
                 procs.append(start(
                     [sys.executable, "-m", "service.cli", "serve", "--port", str(args.port + 1)],
                     {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
-                     "SVARA_NAMESPACE": f"bench-{BENCH_ID}", "LOG_LEVEL": "WARNING",
+                     "WORKERS": "1", "SVARA_NAMESPACE": f"bench-{BENCH_ID}", "LOG_LEVEL": "WARNING",
                      "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"},
                     f"{url}/api/health", cwd=args.server_root))
                 http = HttpPool("127.0.0.1", args.port + 1, args.connections)

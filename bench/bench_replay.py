@@ -136,7 +136,7 @@ async def main() -> None:
     hands = await build(args.redis, namespace, table_id, args.events)
     print(f"table {table_id}: {args.events}+ events, {hands} settled hands, built in "
           f"{time.perf_counter() - started:.1f} s")
-    env = {"REDIS_URL": args.redis, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+    env = {"REDIS_URL": args.redis, "BOT_TOKEN": TOKEN, "BOT_MODE": "off", "WORKERS": "1",
            "SVARA_NAMESPACE": namespace[:-1], "RATE_LIMIT_PER_SECOND": "100000",
            "RATE_LIMIT_BURST": "100000", "LOG_LEVEL": "WARNING", "PRACTICE_BOTS": "0"}
     server = start([sys.executable, "-m", "service.cli", "serve", "--port", "8391"], env,

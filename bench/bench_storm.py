@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -49,6 +50,7 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_api as api  # the HTTP client, server start/stop, the playing tables
+import storm_probe as probe  # the yardstick and the server's GC pauses
 
 from service.api.auth import sign_init_data
 
@@ -379,10 +381,14 @@ def listen_overflows() -> int:
 
 
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """The server's RSS, its workers' included (`--workers`)."""
+    total = 0.0
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    for one in [pid, *map(int, children.read_text().split() if children.exists() else [])]:
+        for line in Path(f"/proc/{one}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 async def settle_rss(pid: int, seconds: float = 2.0) -> float:
@@ -419,18 +425,23 @@ def latency(stats: api.Stats) -> JSON:
             "errors": dict(stats.errors)}
 
 
-async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
+async def scenario(args: argparse.Namespace, sockets: int,
+                   during: Callable[[], Awaitable[Any]] | None = None) -> JSON:
+    """One storm on a fresh server; `during` (if given) runs alongside the storm from the
+    drop on (bench_cluster.py fails a Redis primary over there)."""
     port = args.port
     namespace = f"storm-{uuid.uuid4().hex[:10]}"
     env = {"REDIS_URL": args.redis_url, "BOT_TOKEN": api.TOKEN, "BOT_MODE": "off",
+           "WORKERS": str(args.workers),
            "SVARA_NAMESPACE": namespace, "LOG_LEVEL": "WARNING",
            "RATE_LIMIT_PER_SECOND": "1000", "RATE_LIMIT_BURST": "1000"}
     if args.backlog:
         env["LISTEN_BACKLOG"] = str(args.backlog)
     url = f"http://127.0.0.1:{port}"
     proc = api.start([sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-                     env, f"{url}/api/health", cwd=api.REPO)
-    result: JSON = {"sockets": sockets, "tables": args.tables, "playing": args.playing}
+                     env, f"{url}/api/health", cwd=args.server_root, within=120)
+    result: JSON = {"sockets": sockets, "tables": args.tables, "playing": args.playing,
+                    "workers": args.workers}
     http = api.HttpPool("127.0.0.1", port, 64)
     storm = StormClient("127.0.0.1", port)
     try:
@@ -466,14 +477,20 @@ async def scenario(args: argparse.Namespace, sockets: int) -> JSON:
                                         "4", "--rate", "200", "--format", "raw", "--output",
                                         f"{args.py_spy}-{sockets}.txt"],
                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            gc_before = await asyncio.to_thread(probe.gc_pauses, url)
             t0 = time.perf_counter()
+            side = asyncio.create_task(during()) if during is not None else None
             result |= await storm.ask("storm", args.spread)
+            if side is not None:
+                result["during_storm"] = await side
             if spy is not None:
                 await asyncio.to_thread(spy.wait)
             await asyncio.sleep(max(0.0, args.phase - (time.perf_counter() - t0)))
             storm_done.set()
             await play
             result["during"] = latency(during)
+            result["gc"] = probe.gc_delta(gc_before,
+                                          await asyncio.to_thread(probe.gc_pauses, url))
             rss["after_storm"] = await settle_rss(proc.pid)
 
             print(f"[{sockets}] after ({args.phase:.0f} s) ...", flush=True)
@@ -530,7 +547,9 @@ def report(r: JSON) -> str:
 
     turned = sum(r["turned_away"].values())
     return "\n".join([
-        f"## {r['sockets']} sockets on {r['tables']} tables, {r['playing']} playing",
+        f"## {r['sockets']} sockets on {r['tables']} tables, {r['playing']} playing, "
+        f"{r['workers']} worker(s), {probe.now()}, load {os.getloadavg()[0]:.1f}",
+        f"- GC pauses from the drop to the end of the storm phase: {r['gc']}",
         f"- opened in {r['open_seconds']:.1f} s (refused while opening: "
         f"{sum(r['refused_while_opening'].values())} {r['refused_while_opening'] or ''})",
         f"- storm: every socket back in {r['back_max_s']:.2f} s (p50 {r['back_p50_s']:.2f}, "
@@ -561,6 +580,11 @@ def main() -> int:
                         help="the sockets reconnect within this many seconds of the drop")
     parser.add_argument("--phase", type=float, default=8.0, help="seconds per phase")
     parser.add_argument("--port", type=int, default=8731)
+    parser.add_argument("--workers", type=int, default=1, help="svara serve --workers")
+    parser.add_argument("--server-root", type=Path, default=api.REPO,
+                        help="serve this checkout (e.g. `git archive` of an older commit)")
+    parser.add_argument("--no-yardstick", dest="yardstick", action="store_false",
+                        help="skip the bare-stack yardstick run before the scenarios")
     parser.add_argument("--backlog", type=int, default=0, help="LISTEN_BACKLOG (0: default)")
     parser.add_argument("--py-spy", default="",
                         help="record the server with py-spy for 4 s from the drop to PREFIX-N.txt")
@@ -579,6 +603,9 @@ def main() -> int:
     print(f"bench_storm {time.strftime('%Y-%m-%d')}: somaxconn {somaxconn}, open files "
           f"{resource.getrlimit(resource.RLIMIT_NOFILE)[0]}, load {os.getloadavg()[0]:.1f}",
           flush=True)
+    if args.yardstick:
+        print(probe.yardstick_line(asyncio.run(probe.yardstick(args.redis_url, args.port + 1))),
+              flush=True)
     for n in [args.sockets, *([args.idle_sockets] if args.idle_sockets else [])]:
         result = asyncio.run(scenario(args, n))
         print(report(result), flush=True)

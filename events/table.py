@@ -67,6 +67,9 @@ class TableCreated(
     # invite whose token is never in an event (`service.tables.private`).
     name: str = ""
     private: bool = False
+    # The Telegram group it was opened in with /newtable (None: anywhere else): its hands
+    # count for that group's leaderboard (`service.tables.stats`).
+    group_chat_id: int | None = None
 
 
 class SeedDrawn(TableEventBase, frozen=True, kw_only=True, tag="seed_drawn"):

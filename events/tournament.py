@@ -34,6 +34,9 @@ class TournamentCreated(TournamentEvent, frozen=True, kw_only=True, tag="tournam
     settings: TournamentSettings
     created_by: int
     created_at: float
+    # The Telegram group it was opened in (the bot's /tournament), where its final standings
+    # are posted; None: opened elsewhere (the API). Optional, so older streams still decode.
+    group_chat_id: int | None = None
 
 
 class PlayerRegistered(TournamentEvent, frozen=True, kw_only=True, tag="player_registered"):

@@ -1,5 +1,5 @@
 """The `svara` console script: `svara score ...`, `svara serve ...`, `svara audit ...`,
-`svara verify ...`, `svara reindex`."""
+`svara verify ...`, `svara reindex`, `svara archive ...`."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ commands:
                            a tournament's standings verified from its own events
   verify FILE [--pin VERSION:HASH]... [--commitment HAND:DEAL:COMMITMENT]...
                            check an exported hand offline (no server, no Redis)
-  reindex                  rebuild the table indexes from the streams (REDIS_URL)
+  reindex [--stats]        rebuild the table indexes (or the player stats and
+                           leaderboards) from the streams (REDIS_URL)
+  archive [--closed-days N] [--to DIR] [--dry-run]
+                           move tables closed N days ago (30) from Redis to files
 """
 
 
@@ -47,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         from service.api.reindex import main as reindex_main
 
         return reindex_main(rest)
+    if command == "archive":
+        from service.archive_cli import main as archive_main
+
+        return archive_main(rest)
     print(f"svara: unknown command {command!r}\n{USAGE}", file=sys.stderr, end="")
     return 2
 

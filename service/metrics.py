@@ -12,6 +12,7 @@ carries the standard `process_*` and `python_gc_*` families (memory, CPU, open f
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from typing import Final
 
@@ -95,6 +96,21 @@ version_conflicts: Final = Counter(
     "Appends refused because the table had moved on (optimistic concurrency).",
     registry=REGISTRY,
 )
+gc_pauses: Final = Histogram(
+    "svara_gc_pause_seconds",
+    "Collections of the cyclic garbage collector by generation (0 young, 1 middle, 2 full): "
+    "the event loop waits for each (service/api/gcpolicy.py).",
+    ["generation"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+    registry=REGISTRY,
+)
+_gc_pause_of = [gc_pauses.labels(str(g)) for g in range(3)]
+worker: Final = Gauge(
+    "svara_worker_info",
+    "Which of `svara serve --workers N` answered this scrape: its index and pid (1).",
+    ["worker", "pid"],
+    registry=REGISTRY,
+)
 open_websockets: Final = Gauge(
     "svara_open_websockets", "WebSockets open on this process.", registry=REGISTRY
 )
@@ -109,6 +125,13 @@ timer_lag: Final = Histogram(
     "How late a deadline (turn timeout, svara window, next hand) fired: firing time minus "
     "state.deadline.",
     buckets=_LAG,
+    registry=REGISTRY,
+)
+loop_lag: Final = Histogram(
+    "svara_event_loop_lag_seconds",
+    "How much later than asked the event loop woke a task that sleeps 0.1 s (every request, "
+    "frame and timer waits as long).",
+    buckets=_FAST,
     registry=REGISTRY,
 )
 timer_fired: Final = Counter(
@@ -279,3 +302,14 @@ def bot_message_rate_limited(method: str = "sendMessage") -> None:
 def exposition() -> bytes:
     """The registry in the Prometheus text format (what `GET /metrics` answers)."""
     return generate_latest(REGISTRY)
+
+
+def gc_pause(generation: int, seconds: float) -> None:
+    _gc_pause_of[generation].observe(seconds)
+
+
+def worker_started(index: int) -> None:
+    """Name this process in its scrapes: with several workers on one port a scrape reaches
+    any one of them (deploy/README.md, "6. Scaling out")."""
+    worker.clear()
+    worker.labels(str(index), str(os.getpid())).set(1)

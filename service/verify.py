@@ -172,7 +172,8 @@ EVENT_SCHEMA: dict[str, dict[str, list[Any]]] = {
                       "next_commitment": ["str", OPTIONAL],
                       "idle_close_seconds": ["float", OPTIONAL], "name": ["str", OPTIONAL],
                       "tournament_id": ["str", OPTIONAL],
-                      "private": ["bool", OPTIONAL]},
+                      "private": ["bool", OPTIONAL],
+                      "group_chat_id": [["nullable", "int"], OPTIONAL]},
     "seed_drawn": {"commitment": ["str", REQUIRED], "seed": ["str", REQUIRED]},
     "client_seed_set": {**_PLAYER, "client_seed": ["str", REQUIRED]},
     "player_seated": {**_PLAYER, "name": ["str", REQUIRED], "buy_in": ["int", REQUIRED],
@@ -555,6 +556,7 @@ class _Replay:
         self.r = report
         s = export.settings
         self.ante = int(s.get("ante", 0))
+        self.pending_ante = 0
         self.rake_percent = int(s.get("rake_percent", 0))
         self.joker_pair = str(s.get("joker_pair", "sum"))
         self.natural_777 = int(s.get("natural_777", 34))
@@ -605,6 +607,7 @@ class _Replay:
             "svara_skipped": self.svara_skipped, "svara_deal_started": self.svara_deal_started,
             "hand_settled": self.hand_settled, "sat_out": self.sat_out,
             "returned": self.returned, "turn_deadline_set": self.turn_deadline_set,
+            "ante_changed": self.ante_changed,
         }  # fmt: skip
         for e in self.x.events:
             assert e.data is not None  # `load` held every event to the schema
@@ -683,6 +686,8 @@ class _Replay:
             return
         self.in_hand = True
         self.pot = 0
+        if self.pending_ante:
+            self.ante, self.pending_ante = self.pending_ante, 0
         self.new_deal(e, 1, [int(s) for s in d["participants"]])
         self.say(e, f"hand {d['number']} starts; dealer {self.who(d['dealer'])}; commitment "
                  f"{d['commitment']}")  # fmt: skip
@@ -702,12 +707,24 @@ class _Replay:
         self.folded = set()
         self.tied, self.joined = [], []
 
+    def ante_changed(self, e: Entry, d: JSON) -> None:
+        """A tournament table's new ante counts from the next hand dealt: a hand in play keeps
+        the ante (and the svara fee) it started with."""
+        if int(d["ante"]) <= 0 or int(d["level"]) < 1:
+            self.r.fail("chips", e.version, f"an ante of {d['ante']} at level {d['level']}")
+        self.pending_ante = int(d["ante"])
+        self.say(e, f"the ante from the next hand is {d['ante']} (level {d['level']})")
+
     def antes_paid(self, e: Entry, d: JSON) -> None:
         seats = [int(s) for s in d["seats"]]
         if d["ante"] != self.ante:
             self.r.fail("chips", e.version, f"an ante of {d['ante']}; the table's is {self.ante}")
-        for s in seats:
-            self.pay(e, s, int(d["ante"]))
+        short = {int(k): int(v) for k, v in (d.get("short") or {}).items()}
+        for s in seats:  # a tournament stack below the ante pays all it has
+            if s in short and not 0 <= short[s] < int(d["ante"]):
+                self.r.fail("chips", e.version, f"seat {s} pays {short[s]} of an ante of "
+                            f"{d['ante']}")  # fmt: skip
+            self.pay(e, s, short.get(s, int(d["ante"])))
         if d["pot"] != self.pot:
             self.r.fail("chips", e.version, f"the pot after the antes is {self.pot}, not "
                         f"{d['pot']}")  # fmt: skip
@@ -992,6 +1009,7 @@ class _Transcript:
         self.names = {int(s["seat"]): str(s.get("name", "?")) for s in export.seats}
         self.stacks = {int(s["seat"]): int(s.get("stack", 0)) for s in export.seats}
         self.pot = 0
+        self.ante = export.settings.get("ante")  # until a tournament's level rises
         self.lines: list[str] = []
 
     def who(self, seat: Any) -> str:
@@ -1033,6 +1051,8 @@ class _Transcript:
             self.stacks[int(d["seat"])] = int(d["buy_in"])
         elif e.type == "player_left":
             self.stacks.pop(int(d["seat"]), None)
+        elif e.type == "ante_changed":
+            self.ante = d["ante"]
 
     def header(self, e: Entry, d: JSON) -> None:
         name = self.x.settings.get("name") or ""
@@ -1041,7 +1061,7 @@ class _Transcript:
         players = ", ".join(f"{self.who(s)}, stack {self.stacks.get(int(s), 0)}"
                             for s in d["participants"])  # fmt: skip
         self.lines += ["Svara hand history", f"Table: {table}", f"Hand: {self.x.hand}",
-                       f"Stakes: ante {self.x.settings.get('ante')}", f"Started: {when} UTC",
+                       f"Stakes: ante {self.ante}", f"Started: {when} UTC",
                        f"Players: {players}", ""]  # fmt: skip
 
     def line(self, e: Entry, d: JSON) -> str | None:
@@ -1051,7 +1071,7 @@ class _Transcript:
             return (f"Hand {d['number']}: dealer {self.who(d['dealer'])}; deal 1 commitment "
                     f"{d['commitment']}")  # fmt: skip
         if t == "antes_paid":
-            self.pot += int(d["ante"]) * len(d["seats"])
+            self.pot = int(d["pot"])
             return f"Antes of {d['ante']} from {len(d['seats'])} players; pot {self.pot}"
         if t == "cards_dealt":
             return f"Deal {d['deal']} dealt"
@@ -1103,7 +1123,7 @@ class _Transcript:
             return f"{self.who(d['seat'])} sets their seed to {d['client_seed']}"
         if t == "hand_settled":
             return f"Hand {d['number']} settled"
-        if t == "turn_deadline_set":
+        if t in ("turn_deadline_set", "ante_changed"):  # the next hand's ante: not this one's
             return None
         return t
 

@@ -127,6 +127,15 @@ class EventStore(Protocol):
         """Write `changes` iff `stream` is at `expected_version` (atomically); whether it was."""
         ...
 
+    async def drop_stream(
+        self, stream: str, *, expected_version: int, indexes: Sequence[str] = ()
+    ) -> bool:
+        """Delete the stream (its events, action ids and snapshot) and every entry of each of
+        `indexes` that lies beside it, in one atomic step, iff the stream is at
+        `expected_version`; whether it was. Afterwards the stream reads as unknown (version
+        0). For an archive that has written the stream out first: never part of serving."""
+        ...
+
     async def index_due(
         self, index: str, upto: float, limit: int = 1000
     ) -> list[tuple[str, float]]:

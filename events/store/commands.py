@@ -36,6 +36,7 @@ LIBRARY_CODE = _TEMPLATE.replace("@TAG@", TAG)
 FN_APPEND = f"svara_append_{TAG}"
 FN_SNAPSHOT = f"svara_snapshot_{TAG}"
 FN_INDEX = f"svara_index_{TAG}"
+FN_DROP = f"svara_drop_{TAG}"
 
 CLUSTER_SETTLE = 0.1  # seconds between tries on a Cluster whose connection dropped
 _PREFIX_CACHE_LIMIT = 50_000

@@ -117,6 +117,19 @@ local function save_snapshot(keys, args)
   return 1
 end
 
+-- KEYS: events, actions, snapshot, then whole indexes' key pairs (same slot as the stream)
+-- ARGV: expected_version. Deletes all of them iff the stream is at expected_version (1),
+-- else nothing (0): an archive drops exactly the log it wrote out, never an event after it.
+local function drop_stream(keys, args)
+  local version = head(keys[1])
+  if version ~= tonumber(args[1]) then
+    return 0
+  end
+  redis.call('DEL', unpack(keys))
+  return 1
+end
+
 redis.register_function('svara_append_@TAG@', append)
 redis.register_function('svara_snapshot_@TAG@', save_snapshot)
 redis.register_function('svara_index_@TAG@', set_index)
+redis.register_function('svara_drop_@TAG@', drop_stream)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from events.store.base import IndexOp, StoreUnavailable
-from events.store.commands import FN_INDEX, Commands
+from events.store.commands import FN_DROP, FN_INDEX, Commands
 from events.store.keys import (
     SINGLE_SHARD_TAG,
     check_index,
@@ -71,6 +71,22 @@ class Indexes:
             score = change.score
             args += (change.member, "" if score is None else repr(float(score)), change.value)
         return keys, args
+
+    async def drop(self, stream: str, expected_version: int, indexes: Sequence[str]) -> bool:
+        """Delete the stream's keys and the whole of each of `indexes` (in the stream's
+        shard: the only one its entries can be in) iff the stream is at `expected_version`."""
+        reply = await self._redis.fcall(FN_DROP, self.keys_of(stream, indexes), [expected_version])
+        return int(reply) == 1
+
+    def keys_of(self, stream: str, indexes: Sequence[str]) -> list[str]:
+        """Every key of `stream` and of its entries of `indexes` (what `drop` deletes)."""
+        keys = keys_for(stream)
+        out = [keys.events, keys.actions, keys.snapshot]
+        if self.indexable(stream):
+            tag = self._shard_of(stream)
+            for index in indexes:
+                out += index_keys(tag, index)
+        return out
 
     async def set(self, stream: str, expected_version: int, changes: Sequence[IndexOp]) -> bool:
         """Apply non-empty `changes` if `stream` is still at `expected_version`."""

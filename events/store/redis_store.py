@@ -207,6 +207,18 @@ class RedisEventStore:
     ) -> list[tuple[str, float]]:
         return await self._indexes.due(index, upto, limit)
 
+    async def drop_stream(
+        self, stream: str, *, expected_version: int, indexes: Sequence[str] = ()
+    ) -> bool:
+        dropped = await self._indexes.drop(stream, expected_version, indexes)
+        if dropped:
+            self._heads.pop(stream, None)
+        return dropped
+
+    def stream_keys(self, stream: str, indexes: Sequence[str] = ()) -> list[str]:
+        """The Redis keys `drop_stream(stream, indexes=...)` deletes (to measure them)."""
+        return self._indexes.keys_of(stream, indexes)
+
     async def index_page(
         self, index: str, after: str = "", limit: int = 50
     ) -> tuple[list[tuple[str, bytes | None]], str | None]:

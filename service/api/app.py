@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from service import metrics
+from service.api import looplag
 from service.api.auth import secret_key
 from service.api.config import Config
 from service.api.context import AUTH_CACHE, AUTH_KEY, CONFIG, HEALTH_CHECK, LIMITER, SOCKETS, TABLES
@@ -83,6 +84,7 @@ def make_app(config: Config, tables: Tables | None = None) -> web.Application:
     app.router.add_get("/metrics", _metrics)  # before the web app's catch-all
     app.router.add_get(r"/{path:(?!api/|dev/)[^?]*}", _web_app)
     app.on_shutdown.append(close_all)
+    app.cleanup_ctx.append(looplag.probe)
     if config.bot_token is not None and own is not None:
         from service.bot import attach_bot
 

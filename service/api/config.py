@@ -45,6 +45,7 @@ class Config:
     namespace: str = ""  # a prefix for every stream name: several deployments on one Redis
     log_format: str = "text"  # or "json": one JSON object a line (service/logs.py)
     listen_backlog: int = 4096  # the listening socket's queue (the kernel caps it at somaxconn)
+    workers: int = 0  # processes serving the port; 0: one per core on Redis (1 embedded)
     # How long a table may stay with nobody seated (after its creation, or after its last
     # player left) before it closes; recorded in each table as it is created.
     idle_close_seconds: int = 600
@@ -99,6 +100,7 @@ class Config:
             namespace=_namespace(get("SVARA_NAMESPACE")),
             log_format=_log_format(get("LOG_FORMAT")),
             listen_backlog=_int(get, "LISTEN_BACKLOG", 4096, low=1),
+            workers=_int(get, "WORKERS", 0, low=1),
             idle_close_seconds=_int(get, "IDLE_CLOSE_SECONDS", 600, low=1),
         )
         dev_token = get("DEV_TOKEN")

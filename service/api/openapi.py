@@ -11,6 +11,7 @@ import msgspec
 from service.api import openapi_social as social
 from service.api import schemas
 from service.api.openapi_hands import hand_paths
+from service.api.openapi_stats import stats_paths
 
 JSON = dict[str, Any]
 
@@ -70,6 +71,13 @@ _COMPONENT_SCHEMAS: JSON = {
         "host": {"type": ["string", "null"],
                  "description": "whom the table is named after: its creator while seated, "
                                 "else the person seated longest; null when no person sits"},
+        "name": {"type": ["string", "null"],
+                 "description": "the name its creator gave it; null: the app names it after "
+                                "`host`"},
+        "private": {"type": "boolean", "description": "not in the lobby: seated by invite"},
+        "created_by": {"type": "integer"},
+        "invite": {"type": "string", "description": "a private table's current invite, in "
+                                                    "its creator's GET view only"},
         "hand": {"type": ["object", "null"], "properties": {
             "last_blind": {"type": "integer", "description": "the last blind this deal (0: none)"},
             "last_blind_seat": {"type": ["integer", "null"]},
@@ -167,17 +175,21 @@ def _tournaments() -> tuple[JSON, JSON]:
     tid = {"name": "tournament_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     status = {"enum": ["registering", "running", "finished", "cancelled"]}
+    ints = {"type": "array", "items": {"type": "integer"}}
     row: JSON = {"type": "object", "required": ["tournament_id", "name", "status", "seats",
                                           "registered", "buy_in", "table_id"], "properties": {
         "tournament_id": {"type": "string"}, "name": {"type": "string"},
         "status": status,
         "seats": {"type": "integer"}, "registered": {"type": "integer"},
-        "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]}}}
+        "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]},
+        "fill_by": {"type": "number"}, "prize_table": ints}}
     one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
                                           "level", "table_id", "version"], "properties": {
         "tournament_id": {"type": "string"}, "status": status,
         "settings": _OBJ, "level": {"type": "integer"},
         "table_id": {"type": ["string", "null"]}, "version": {"type": "integer"},
+        "ante": {"type": "integer"}, "created_by": {"type": "integer"},
+        "fill_by": {"type": "number"}, "pool": {"type": "integer"}, "prize_table": ints,
         "players": {"type": "array", "items": {"type": "object", "properties": {
             "user_id": {"type": "integer"}, "name": {"type": "string"},
             "place": {"type": ["integer", "null"]}, "prize": {"type": ["integer", "null"]}}}}}}
@@ -322,6 +334,7 @@ def openapi_document() -> JSON:
             _json(_ref("HandExport")), params=[_TABLE_ID, hand, {
                 "name": "download", "in": "query", "schema": {"type": "string"}}])},
         **hand_paths(_TABLE_ID, hand),
+        **stats_paths(),
         "/api/tables/{id}/ws": {"get": _op(
             "WebSocket. Client frames: ClientFrame (auth first, then resume/action/ping). "
             "Server frames: ready, event (EventFrame), ack, error, pong. A resume with "
@@ -355,6 +368,12 @@ def openapi_document() -> JSON:
         paths[view_path]["get"]["parameters"].append(
             {"name": "invite", "in": "query", "schema": {"type": "string"},
              "description": "a private table's invite token"})
+    gone = _json(_ref("Error"), "table_archived (with `archived_at`): the table closed and "
+                 "was archived (`svara archive`); see docs/API.md \"Errors\"")
+    for tail in ("", "/seat", "/leave", "/rebuy", "/seed", "/hands", "/events",
+                 *(f"/hands/{{n}}/{k}" for k in ("audit", "export", "replay", "transcript"))):
+        for op in paths["/api/tables/{id}" + tail].values():
+            op["responses"]["410"] = gone
     summary = dict(_COMPONENT_SCHEMAS["TableSummary"])
     summary["properties"] = {**summary["properties"], **social.SUMMARY_PROPERTIES}
     view = _COMPONENT_SCHEMAS["TableView"]

@@ -30,7 +30,9 @@ MY_HAND: JSON = {
         "won": {"type": "integer", "description": "net for the caller: chips won minus chips "
                                                   "put in"},
         "result": {"enum": ["won", "split", "lost", "folded"]},
-        "reason": {"type": "string"}, "version": {"type": "integer"}}}
+        "reason": {"type": "string"}, "version": {"type": "integer"},
+        "archived": {"type": "boolean", "description": "present (true) when the table has "
+                     "been archived: its replay, audit, export and transcript answer 410"}}}
 
 
 def _json(schema: JSON, description: str = "OK") -> JSON:

@@ -145,7 +145,8 @@ async def act(request: web.Request) -> web.Response:
 async def view(request: web.Request) -> web.Response:
     user = authenticate(request)
     tables, table_id = request.app[TABLES], request.match_info["table_id"]
-    answer = await tables.view(user, table_id, request.query.get("invite"))
+    answer = await tables.social.with_invite(
+        user, await tables.view(user, table_id, request.query.get("invite")))
     # each seat's `away`, from presence (never part of the state, so not in pushed views)
     return json_response(await tables.social.with_away(table_id, tables.presence, answer))
 
@@ -213,7 +214,7 @@ async def dev_init_data(request: web.Request) -> web.Response:
 def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     """The API's routes, each handler wrapped in `json_errors`. `add_unmatched` must come
     after every other route under /api/ and /dev/."""
-    from service.api import hand_routes
+    from service.api import hand_routes, stats_routes
     from service.api.tournament_routes import add_tournament_routes
     from service.api.ws import table_socket
 
@@ -227,6 +228,8 @@ def add_routes(app: web.Application, *, dev_mode: bool) -> None:
     get("/api/openapi.json", openapi)
     get("/api/me", me)
     get("/api/me/hands", hand_routes.my_hands)
+    get(f"/api/players/{stats_routes.USER_ID}/stats", stats_routes.player_stats)
+    get("/api/leaderboard", stats_routes.leaderboard)
     post("/api/me/settings", set_preferences)
     get("/api/tables", list_tables)
     post("/api/tables", create_table)

@@ -35,6 +35,7 @@ HandNumber = Annotated[int, msgspec.Meta(ge=0, le=2**31)]
 class ShareTable(msgspec.Struct, frozen=True, tag="table", tag_field="kind",
                  forbid_unknown_fields=True):
     table_id: TableId
+    invite: schemas.Invite | None = None  # a private table's, as the sharer holds it
 
 
 class ShareHand(msgspec.Struct, frozen=True, tag="hand", tag_field="kind",
@@ -54,7 +55,10 @@ async def share(request: web.Request) -> web.Response:
     tables = request.app[TABLES]
     card: Card
     if isinstance(body, ShareTable):
-        card = await load_table(tables, body.table_id)
+        card = await load_table(tables, body.table_id, user, body.invite)
+        if card.private:
+            card = card._replace(
+                invite=await tables.social.shared_invite(user, body.table_id, body.invite))
     else:
         card = await load_hand(tables, body.table_id, body.hand)
     sharing = request.app.get(SHARING_KEY)
@@ -78,7 +82,7 @@ def web_fallback(request: web.Request, card: Card) -> str:
     public = request.app[CONFIG].public_url or str(request.url.origin())
     config = BotConfig(public_url=public)
     if isinstance(card, TableCard):
-        url = config.webapp_url(card.table_id)
+        url = config.webapp_url(card.table_id, card.invite)
     else:
         assert isinstance(card, HandCard)
         url = config.hand_url(card.outcome.table_id, card.outcome.number)

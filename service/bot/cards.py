@@ -22,7 +22,7 @@ from service.bot.config import BotConfig
 from service.bot.keyboards import link_button
 from service.bot.links import hand_payload, table_payload
 from service.bot.results import Outcome, Shown, render
-from service.tables.facade import JSON, Tables
+from service.tables.facade import JSON, Tables, User
 
 HISTORY = 50  # the newest hands whose names the history knows; older ones are named by seat
 
@@ -34,6 +34,8 @@ class TableCard(NamedTuple):
     ante: int
     seats: int
     free: int
+    private: bool = False
+    invite: str | None = None  # a private table's: its link seats whoever follows it
 
 
 class HandCard(NamedTuple):
@@ -56,12 +58,14 @@ def table_card(view: JSON) -> TableCard:
         ante=int(settings["ante"]),
         seats=seats,
         free=max(0, seats - len(view["seats"])),
+        private=bool(view.get("private")),
     )
 
 
-async def load_table(tables: Tables, table_id: str) -> TableCard:
-    """404 (ServiceError) for a table that does not exist."""
-    return table_card(await tables.view(None, table_id))
+async def load_table(tables: Tables, table_id: str, user: User | None = None,
+                     invite: str | None = None) -> TableCard:
+    """404 (ServiceError) for a table that does not exist or `user` may not see."""
+    return table_card(await tables.view(user, table_id, invite))
 
 
 async def load_hand(tables: Tables, table_id: str, hand: int) -> HandCard:
@@ -104,7 +108,7 @@ def outcome_of_summary(table_id: str, summary: JSON) -> Outcome:
 
 def payload_of(card: Card) -> str:
     if isinstance(card, TableCard):
-        return table_payload(card.table_id)
+        return table_payload(card.table_id, card.invite)
     return hand_payload(card.outcome.table_id, card.outcome.number)
 
 

@@ -40,9 +40,16 @@ class BotConfig(msgspec.Struct, frozen=True, kw_only=True):
         return f"{url}&invite={quote(invite, safe='')}" if invite else url
 
     def hand_url(self, table_id: str, hand: int) -> str | None:
-        """The web app's page of hand `hand` at `table_id` (the hand's audit and replay)."""
-        table = self.webapp_url(table_id)
-        return f"{table}&screen=audit&hand={hand}" if table else None
+        """The web app's link to hand `hand` at `table_id`: it opens the hand's replayer (from
+        which its audit is a tap away)."""
+        base = self.webapp_url()
+        return f"{base}?hand={quote(table_id, safe='')}_{hand}" if base else None
+
+    def tournament_url(self, tournament_id: str) -> str | None:
+        """The web app opening tournament `tournament_id` (its `?tournament=` link)."""
+        if not self.public_url:
+            return None
+        return f"{self.public_url.rstrip('/')}/?tournament={quote(tournament_id, safe='')}"
 
 
 

@@ -13,7 +13,18 @@ from service.bot.config import BotConfig
 from service.bot.groups import GroupTables
 from service.bot.i18n import Catalogs, PlayerLocale
 from service.bot.ports import BotTables
-from service.bot.routers import access, fallback, group, info, inline, settings, sitin, start
+from service.bot.routers import (
+    access,
+    fallback,
+    group,
+    info,
+    inline,
+    settings,
+    sitin,
+    start,
+    top,
+    tournament,
+)
 
 
 def build_dispatcher(
@@ -35,9 +46,11 @@ def build_dispatcher(
         start.make_router(),
         inline.make_router(),
         group.make_router(),
+        tournament.make_router(),
         settings.make_router(),
         sitin.make_router(),
         info.make_router(),
+        top.make_router(),
         fallback.make_router(),  # last: what nothing else took
     )
     dp.errors.register(on_error)

@@ -1,4 +1,6 @@
-"""Which group a table was opened in (/newtable), and the tables of a group (/tables).
+"""Which group a table was opened in (/newtable), and the tables of a group (/tables); and
+the language of the group a tournament was opened in (/tournament: the tournament itself
+records the group's chat id, the bot's bookkeeping only what it writes there in).
 
 Kept in the key-value store, without expiry: the binding is the bot's own bookkeeping (the
 table itself does not know about Telegram chats). A table that no longer exists is dropped
@@ -18,6 +20,9 @@ class Binding(msgspec.Struct, frozen=True):
     chat_id: int
     language: str  # what the group's messages are written in: its table opener's language
 
+
+# Longer than a tournament lasts: the longest fill time (a week) and its play.
+TOURNAMENT_TTL = 30 * 86_400.0
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(Binding).decode
@@ -44,6 +49,14 @@ class GroupTables:
 
     async def tables_of(self, chat_id: int) -> list[str]:
         return await self.kv.members(self._group_key(chat_id), 0.0)
+
+    async def bind_tournament(self, chat_id: int, tournament_id: str, language: str) -> None:
+        key = f"{self.namespace}bot:tournament-group:{tournament_id}"
+        await self.kv.put(key, _encode(Binding(chat_id, language)), ttl=TOURNAMENT_TTL)
+
+    async def group_of_tournament(self, tournament_id: str) -> Binding | None:
+        raw = await self.kv.get(f"{self.namespace}bot:tournament-group:{tournament_id}")
+        return None if raw is None else _decode(raw)
 
     async def unbind(self, chat_id: int, table_id: str) -> None:
         await self.kv.remove_member(self._group_key(chat_id), table_id)

@@ -1,11 +1,11 @@
 """The bot's command menu and menu button, per language.
 
-`setMyCommands` once per language and chat kind (private chats get /start /settings /rules
-/help, groups /newtable /tables /rules /help; English is the default for every other
-language). The menu button next to the message box opens the web app (`setChatMenuButton`):
-the default for all chats at start, and per chat, in its player's language, on /start.
-Telegram accepts Web App buttons only for `https://` addresses; without one there is no
-menu button.
+`setMyCommands` once per language and chat kind (private chats get /start /settings /top
+/rules /help, groups /newtable /tables /tournament /top /rules /help; English is the default
+for every other language). The menu button next to the message box opens the web app
+(`setChatMenuButton`): the default for all chats at start, and per chat, in its player's
+language, on /start. Telegram accepts Web App buttons only for `https://` addresses; without
+one there is no menu button.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from service.bot.config import BotConfig
 from service.bot.i18n import Catalogs
 from service.tables.profiles import DEFAULT_LANGUAGE, LANGUAGES
 
-PRIVATE_COMMANDS = ("start", "settings", "rules", "help")
-GROUP_COMMANDS = ("newtable", "tables", "rules", "help")
+PRIVATE_COMMANDS = ("start", "settings", "top", "rules", "help")
+GROUP_COMMANDS = ("newtable", "tables", "tournament", "top", "rules", "help")
 
 
 async def set_commands(bot: Bot, i18n: Catalogs) -> None:

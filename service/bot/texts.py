@@ -310,8 +310,10 @@ def command_descriptions() -> dict[str, str]:
         "settings": _("Language and turn pings"),
         "newtable": _("Open a table for this group"),
         "tables": _("This group's tables with a free seat"),
+        "tournament": _("Open a Sit & Go tournament for this group"),
         "rules": _("How Svara is played"),
         "help": _("What the bot can do"),
+        "top": _("The leaderboard: top players by chips won"),
     }
 
 
@@ -322,6 +324,7 @@ def help_text() -> str:
         "/settings: your language and turn pings\n"
         "/newtable [ante] [seats]: in a group, open a table for the group\n"
         "/tables: in a group, its tables with a free seat\n"
+        "/tournament [seats] [buy-in]: in a group, open a Sit & Go tournament\n"
         "/rules: how Svara is played\n"
         "/help: this list\n\n"
         "When it is your turn and the table is not open, I send you a message with a button "

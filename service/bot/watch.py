@@ -1,5 +1,6 @@
 """The bot's eye on the tables: an observer on `TableService.observers` that turns what this
-process learns of the tables into notifications (turn pings, timeout notices, group results).
+process learns of the tables into notifications (turn pings, timeout notices, group results),
+and on the tournaments' observers (a group's final standings).
 
 The observer runs synchronously on the command path, so it only looks at the events and the
 state and starts a task; the tasks do the reading and sending. Versions this process has
@@ -16,12 +17,15 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from events.table import PlayerSatOut, TableEvent, TimedOut
+from events.tournament import AnyTournamentEvent
 from service.bot.notices import TimeoutNotices, is_missed_turn
 from service.bot.pings import Pings, Turn, current_turn
 from service.bot.ports import LiveTables
 from service.bot.results import GroupResults, outcome_of, settled_in
 from service.bot.tournament_notices import TournamentNotices, tournament_seated
+from service.bot.tournament_standings import GroupStandings, group_finished
 from service.game.state import TableState
+from service.game.tournament.state import TournamentState
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +47,7 @@ class TableWatch:
         self.notices = notices
         self.results = results
         self.tournaments = TournamentNotices(notices.reach)
+        self.standings = GroupStandings(notices.reach, results.groups)
         self.drain_seconds = drain_seconds
         self._seen: OrderedDict[str, int] = OrderedDict()  # table -> newest version looked at
         self._turns: dict[str, Turn | None] = {}  # table -> the turn last looked at
@@ -53,11 +58,15 @@ class TableWatch:
         if not self._running:
             self._running = True
             self.tables.observers.append(self)
+            if self.tables.tournaments is not None:
+                self.tables.tournaments.observers.append(self.tournament_changed)
 
     async def stop(self) -> None:
         if self._running:
             self._running = False
             self.tables.observers.remove(self)
+            if self.tables.tournaments is not None:
+                self.tables.tournaments.observers.remove(self.tournament_changed)
         self.pings.stop()
         if self._tasks:
             _, pending = await asyncio.wait(set(self._tasks), timeout=self.drain_seconds)
@@ -80,6 +89,13 @@ class TableWatch:
             self._look(table_id, first, events, state)
         except Exception:  # never let the bot break a command
             log.exception("the bot's watch failed at %s", table_id)
+
+    def tournament_changed(
+        self, tournament_id: str, events: Sequence[AnyTournamentEvent], state: TournamentState
+    ) -> None:
+        """A tournament observer: a group's tournament just ended, post its standings."""
+        if group_finished(events, state):
+            self._spawn(self.standings.finished(state))
 
     def _look(
         self, table_id: str, first: int, events: Sequence[TableEvent], state: TableState

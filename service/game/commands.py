@@ -30,6 +30,7 @@ class CreateTable(Command, frozen=True, kw_only=True):
     tournament_id: str = ""  # a Sit & Go's table ("" : a cash table)
     name: str = ""  # already checked (`service.game.names.table_name`)
     private: bool = False
+    group_chat_id: int | None = None  # the Telegram group of a /newtable table
 
 
 class SitDown(Command, frozen=True, kw_only=True):
@@ -173,6 +174,8 @@ def check_numbers(command: TableCommand) -> None:
         idle = command.idle_close_seconds
         if type(idle) not in (int, float) or not 0 <= idle < math.inf:  # NaN fails both
             raise GameError("invalid_settings", "the idle limit is a number of seconds, 0 or more")
+        if command.group_chat_id is not None and type(command.group_chat_id) is not int:
+            raise GameError("invalid_settings", "a group chat id is a whole number")
     elif isinstance(command, SitDown):
         _whole(command.buy_in, "invalid_amount", "the buy-in must be a whole number of chips")
         if command.seat is not None:

@@ -42,7 +42,9 @@ def create_table(state: TableState | None, c: cmd.CreateTable) -> list[ev.TableE
     idle = c.idle_close_seconds  # a number of seconds, 0 or more: `cmd.check_numbers`
     # Only what differs from the event's defaults is passed: msgspec's omit_defaults leaves out
     # a default by identity, so an equal 0.0 made elsewhere would add bytes to old tables' kind.
-    extras: dict[str, float | str | bool] = {}
+    extras: dict[str, float | str | bool | int] = {}
+    if c.group_chat_id is not None:
+        extras["group_chat_id"] = c.group_chat_id
     if idle:
         extras["idle_close_seconds"] = float(idle)
     if c.name:

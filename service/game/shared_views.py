@@ -22,7 +22,7 @@ from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.settings import TableSettings
 from service.game.state import TableState
-from service.game.view import _hand_view, seat_entry, seat_player, table_host
+from service.game.view import _hand_view, seat_entry, seat_player, table_host, tournament_part
 
 _encode = msgspec.json.Encoder().encode
 _NOBODY = _encode(
@@ -84,7 +84,8 @@ class SharedViews:
         self._entries = entries
         # the closing brace comes after "seats" and "you"
         self._head = (
-            b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"host":%b,"hand":%b,'
+            b'{"table_id":%b,"version":%d,"settings":%b,"phase":%b,"host":%b,"name":%b,'
+            b'"private":%b,"created_by":%d,"hand":%b,'
             b'"next_commitment":%b'
             % (
                 _encode(state.table_id),
@@ -92,10 +93,16 @@ class SharedViews:
                 settings_json(state.settings),
                 _encode(state.phase),
                 _encode(table_host(state)),
+                _encode(state.name or None),
+                b"true" if state.private else b"false",
+                state.created_by,
                 _encode(_hand_view(state, hand)) if hand is not None else b"null",
                 _encode(state.next_commitment or None),
             )
         )
+        extra = tournament_part(state)
+        if extra:
+            self._head += b',"tournament":%b' % _encode(extra["tournament"])
 
     def encoded(self, viewer: int | None) -> bytes:
         """`view(state, viewer, version)` as JSON."""

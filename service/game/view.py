@@ -157,11 +157,26 @@ def view(state: TableState, viewer_user_id: int | None, version: int) -> JSON:
         "settings": msgspec.to_builtins(state.settings),
         "phase": state.phase,
         "host": table_host(state),
+        "name": state.name or None,
+        "private": state.private,
+        "created_by": state.created_by,
         "hand": _hand_view(state, hand) if hand is not None else None,
         "next_commitment": state.next_commitment or None,
+        **tournament_part(state),
         "seats": seats,
         "you": you,
     }
+
+
+def tournament_part(state: TableState) -> JSON:
+    """A tournament table says so (no rebuy, no cash-out) with its ante level and the ante
+    the next hand pays when the level rose (docs/API.md "Tournaments"); a cash table: {}."""
+    if not state.tournament_id:
+        return {}
+    return {"tournament": {
+        "tournament_id": state.tournament_id, "level": state.ante_level,
+        "next_ante": state.pending_ante or None,
+    }}
 
 
 def _redacted(event: TableEvent) -> bool:

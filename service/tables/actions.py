@@ -39,7 +39,8 @@ class Actions:
         self.idle_close_seconds = idle_close_seconds
 
     async def create(self, user: User, settings: TableSettings, *, practice_bots: int,
-                     name: str = "", private: bool = False) -> str:
+                     name: str = "", private: bool = False,
+                     group_chat_id: int | None = None) -> str:
         """A new table (without its practice bots: `PracticeBots.add` seats them)."""
         validated(settings)
         guards.practice_bots(practice_bots, settings)
@@ -55,6 +56,7 @@ class Actions:
                 idle_close_seconds=self.idle_close_seconds,
                 name=name,
                 private=private,
+                group_chat_id=group_chat_id,
             ),
             action_id=f"create:{table_id}",
         )

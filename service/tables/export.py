@@ -168,17 +168,21 @@ def build_export(
     before = fold_onto(None, readable(events, stored, first))
     created = events[0]
     assert isinstance(created, ev.TableCreated)
+    settings = _builtins(created.settings)
     if before is None:  # the export starts at the table's first event
         seats: list[JSON] = []
     else:
         seats = _seats(before)
+        # a tournament table's ante in force for this hand: its level may have risen since
+        # the table was created (an `ante_changed` before the export's first event)
+        settings["ante"] = before.pending_ante or before.settings.ante
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "table_id": table_id,
         "hand": hand,
         "exported_at": time.time(),
-        "settings": _builtins(created.settings),
+        "settings": settings,
         "seats": seats,
         "prev_hash": stored[first - 1].hash if first > 0 else ZERO_HASH,
         "events": [entry(stored[i], events[i]) for i in range(first, end + 1)],

@@ -101,6 +101,15 @@ class ChatDesk(Protocol):
         ...
 
 
+class AwayDesk(Protocol):
+    """Who is away at a table, as a socket follows it (`service.tables.away_feed.AwayFeed`)."""
+
+    def follow(self, user: User | None, table_id: str,
+               invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        """Every seated player's `away` now, then each change, as batches."""
+        ...
+
+
 class SocialDesk(Protocol):
     """Quick chat, private tables' invites and who is away, as the API uses them
     (`service.tables.social.Social`)."""
@@ -108,8 +117,19 @@ class SocialDesk(Protocol):
     @property
     def chat(self) -> ChatDesk: ...
 
+    @property
+    def away(self) -> AwayDesk: ...
+
     async def issue_invite(self, user: User | None, table_id: str) -> str:
         """A new invite for a private table (its creator only)."""
+        ...
+
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        """A private table's view with its current `invite`, for its creator only."""
+        ...
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        """The invite a shared card of a private table links with."""
         ...
 
     async def with_away(self, table_id: str, presence: PresenceBook, view: JSON) -> JSON:
@@ -139,7 +159,7 @@ class Tables(Protocol):
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0,
-        name: str | None = None, private: bool = False,
+        name: str | None = None, private: bool = False, group_chat_id: int | None = None,
     ) -> str: ...
 
     async def list_tables(self, *, limit: int = 50, cursor: str | None = None) -> JSON:
@@ -236,4 +256,12 @@ class Tables(Protocol):
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         """A page of the caller's settled hands, newest first: {"hands": [...], "next"}."""
+        ...
+
+    async def player_stats(self, user_id: int) -> JSON:
+        """A player's figures, all time and this ISO week (404 `unknown_player`)."""
+        ...
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        """A board's top 50 by net chips and `you`'s rank (docs/API.md)."""
         ...

@@ -2,7 +2,8 @@
 the upkeep of the indexes they are read by (`service.tables.hands_index`).
 
 `batch_changes` is the repo's hand indexer: for an append that starts or settles a hand it
-computes the entries to write with the events, in the same atomic call. A settlement needs
+computes the entries to write with the events, in the same atomic call (with, for a
+settlement, the stats projection's due member). A settlement needs
 the hand from its start (who was dealt in, what each put in): the hand's entry and its events
 so far, two reads, once per hand. `reindex` rebuilds every entry of a table from its log.
 """
@@ -33,7 +34,9 @@ from service.tables.hands_index import HandTracker, fold_tracked, user_hands_ind
 from service.tables.profiles import DEFAULT_LANGUAGE, LANGUAGES, Profile, effective_language
 from service.tables.replay import replay_answer
 from service.tables.repo import TableRepo, touches_hands
+from service.tables.stats.projector import due_op
 from service.tables.streams import Streams
+from service.tables.tombstones import Tombstones
 from service.tables.transcript import transcript
 
 log = logging.getLogger(__name__)
@@ -50,8 +53,10 @@ class HandRecords:
         streams: Streams,
         repo: TableRepo,
         profile: Callable[[int], Awaitable[Profile]],
+        tombstones: Tombstones | None = None,
     ) -> None:
         self.store = store
+        self.tombstones = tombstones
         self.profile = profile
         self.streams = streams
         self.repo = repo
@@ -119,6 +124,13 @@ class HandRecords:
                 continue
             if isinstance(item, dict):
                 hands.append(item)
+        # A hand of an archived table stays listed (the row is the player's, not the
+        # table's), marked so the app does not offer a replay the API answers with 410.
+        if self.tombstones is not None and hands:
+            gone = await self.tombstones.archived(str(h.get("table_id")) for h in hands)
+            for h in hands:
+                if h.get("table_id") in gone:
+                    h["archived"] = True
         return {"hands": hands, "next": after}
 
     # -- upkeep -------------------------------------------------------------------------------
@@ -147,6 +159,9 @@ class HandRecords:
             fold_tracked(tracker, so_far.start, so_far.events, so_far.stored[0].version,
                          [s.at for s in so_far.stored])  # fmt: skip
         _, ops = fold_tracked(tracker, before, events, first_version, float(at))
+        # the stats projection's to-do, written with the settlement (`stats.projector`)
+        ops += [due_op(self.streams.namespace, table_id, e.number, at)
+                for e in events if type(e) is ev.HandSettled]  # fmt: skip
         return ops
 
     async def reindex(self, table_id: str) -> int:

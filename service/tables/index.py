@@ -139,6 +139,12 @@ def _row(lobby: str, table_id: str, state: TableState, rank: str) -> IndexOp:
     return IndexOp(lobby, member(rank, table_id), 0.0, _encode(summary_of(state)))
 
 
+def unlisted(state: TableState) -> bool:
+    """Never in the lobby: closed, private, or a tournament's table (no seat there is for
+    the taking; its tournament lists it, docs/API.md "Tournaments")."""
+    return state.closed or state.private or bool(state.tournament_id)
+
+
 def table_changes(
     lobby: str,
     wake_index: str,
@@ -156,8 +162,8 @@ def table_changes(
     member of `before`'s rank goes when the rank changes (the entry holds it: it is written
     with every append that changes it)."""
     changes = [IndexOp(wake_index, table_id, wake)] if wake_changed else []
-    if after.closed or after.private:  # a private table is never listed
-        if before is None or not (before.closed or before.private):
+    if unlisted(after):
+        if before is None or not unlisted(before):
             changes += lobby_removals(lobby, table_id)
         return changes
     key = _lobby_key(after)
@@ -178,7 +184,7 @@ def full_changes(
     """Every index entry of the table as it should be at `state` (rebuilding, correcting):
     whatever lobby members it had go, but the one of its rank."""
     wake_op = IndexOp(wake_index, table_id, wake)
-    if state.closed or state.private:
+    if unlisted(state):
         return [wake_op, *lobby_removals(lobby, table_id)]
     rank = rank_of(state)
     row = _row(lobby, table_id, state, rank)

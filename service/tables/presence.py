@@ -26,6 +26,11 @@ from events.store.kv import KeyValue
 log = logging.getLogger(__name__)
 
 
+
+def presence_key(namespace: str, table_id: str, user_id: int) -> str:
+    """The key-value store's key of `user_id`'s sockets at `table_id`."""
+    return f"{namespace}presence:{table_id}:{user_id}"
+
 class Presence:
     def __init__(
         self,
@@ -50,9 +55,12 @@ class Presence:
         # Told (table, user) when one of this process's sockets closes or goes away: the
         # bot's pings waiting on a player who had the table open look again at once.
         self.listeners: list[Callable[[str, int], None]] = []
+        # Told (table, user) after any change of this process's sockets is in the store
+        # (opened, closed, away, back): the sockets watching the table hear who is away.
+        self.changes: list[Callable[[str, int], None]] = []
 
     def _key(self, table_id: str, user_id: int) -> str:
-        return f"{self.namespace}presence:{table_id}:{user_id}"
+        return presence_key(self.namespace, table_id, user_id)
 
     async def opened(self, table_id: str, user_id: int) -> str:
         """A socket of `user_id` to `table_id` is open; the token to close it with."""
@@ -67,6 +75,7 @@ class Presence:
             self._removes.append((key, member))
             self._batch()
             raise
+        self._tell_changed(table_id, user_id)
         return member
 
     async def closed(self, token: str) -> None:
@@ -78,6 +87,7 @@ class Presence:
                 self._removes.append((self._key(*where), token))
                 await asyncio.shield(self._batch())
             self._tell(*where)
+            self._tell_changed(*where)
 
     async def away(self, token: str, away: bool) -> None:
         """The socket's app was minimised (True) or brought back (False): a minimised app
@@ -95,13 +105,17 @@ class Presence:
         await asyncio.shield(self._batch())
         if away:
             self._tell(*where)
+        self._tell_changed(*where)
 
-    def _tell(self, table_id: str, user_id: int) -> None:
-        for listener in self.listeners:
+    def _tell(self, table_id: str, user_id: int, listeners: str = "listeners") -> None:
+        for listener in getattr(self, listeners):
             try:
                 listener(table_id, user_id)
             except Exception:
                 log.exception("a presence listener failed")
+
+    def _tell_changed(self, table_id: str, user_id: int) -> None:
+        self._tell(table_id, user_id, "changes")
 
     def _batch(self) -> asyncio.Future[None]:
         """The batch that holds what was just queued: done once it is in the store (with its

@@ -61,15 +61,21 @@ class Invites:
                 await self._client.sadd(base + "revoked", _digest(text))
         return token
 
-    async def valid(self, stream: str, token: str | None) -> bool:
-        if not isinstance(token, str) or not token:
-            return False
+    async def current(self, stream: str) -> str | None:
+        """The table's invite now (None for a table without one)."""
         with self._health.errors():
             current = await self._client.get(_base(stream) + "invite")
         if not current:
+            return None
+        return current.decode() if isinstance(current, bytes) else str(current)
+
+    async def valid(self, stream: str, token: str | None) -> bool:
+        if not isinstance(token, str) or not token:
             return False
-        text = current.decode() if isinstance(current, bytes) else str(current)
-        return hmac.compare_digest(text.encode(), token.encode())
+        current = await self.current(stream)
+        if current is None:
+            return False
+        return hmac.compare_digest(current.encode(), token.encode())
 
     async def revoked(self, stream: str, token: str) -> bool:
         with self._health.errors():

@@ -123,6 +123,12 @@ class TableRepo:
         if base is None:
             base = await self._from_snapshot(stream)
         tail = await self.store.read(stream, after=base.version)
+        if not tail and base.state is not None and base.state.closed and (
+                await self.store.version(stream) == 0):
+            # archived since it was cached (`svara archive` deleted its log): forget it, so
+            # this process answers what the store says (410), not the table as it was
+            self._forget(table_id)
+            return Loaded(0, None)
         if not tail:
             loaded = base
         else:
@@ -150,8 +156,12 @@ class TableRepo:
         self._cache.move_to_end(table_id)
         while len(self._cache) > self.cache_size:
             gone, _ = self._cache.popitem(last=False)
-            self.trail.drop(gone)
-            self._appended.pop(gone, None)
+            self._forget(gone)
+
+    def _forget(self, table_id: str) -> None:
+        self._cache.pop(table_id, None)
+        self.trail.drop(table_id)
+        self._appended.pop(table_id, None)
 
     def appended(self, table_id: str, version: int) -> TableEvent | None:
         """The event at `version` if this process's latest append at the table wrote it."""

@@ -47,7 +47,9 @@ from service.tables.reads import Reads
 from service.tables.repo import TableObserver, TableRepo
 from service.tables.seats import Seats
 from service.tables.social import Social, checked_name
+from service.tables.stats.hub import Stats
 from service.tables.streams import Streams
+from service.tables.tombstones import archived_errors, tombstones_of
 from service.tables.tournaments_service import Tournaments
 from service.tables.transfers import Transfers
 
@@ -119,12 +121,16 @@ class TableService:
                                clock=clock)
         self.repo.hooks.append(lambda t, v, s: self.driver.notice(t, v, s))
         self.repo.indexer = self.indexes.changes
-        self.records = HandRecords(store, self.streams, self.repo, self.profile)
+        self.tombstones = tombstones_of(store, namespace)  # archived tables (410, not 404)
+        self._gone = partial(archived_errors, self.tombstones)
+        self.records = HandRecords(store, self.streams, self.repo, self.profile, self.tombstones)
         self.repo.hand_indexer = self.records.batch_changes
         self.indexes.also.append(self.records.reindex)  # where each hand lies, who played it
         self.feeds = Feeds(store, self.repo, self.streams.table)
         self.tournaments = Tournaments(self, poll_seconds=poll_seconds)
         self.reads = Reads(store, self.streams, self.repo, self.feeds)
+        self.stats = Stats(store, self.streams, clock=clock)  # docs/ARCHITECTURE.md
+        self.repo.hooks.append(self.stats.changed)
         self.workers = Workers(
             store,
             self.streams,
@@ -134,10 +140,10 @@ class TableService:
             presence=self.presence,
             feeds=self.feeds,
             reconcile_seconds=reconcile_seconds,
-            also=[self.tournaments.run],
+            also=[self.tournaments.run, self.stats.projector.run],
         )
         self._state = partial(guards.state_of, self.repo)  # 404 for an unknown table
-        self.social = Social(store, self.streams, self._state, clock)
+        self.social = Social(store, self.streams, self._state, clock, self.presence)
         self.repo.hooks.append(self.social.changed)
 
     def seed(self) -> bytes:
@@ -154,8 +160,7 @@ class TableService:
         await self.workers.stop()
 
     async def reconcile(self, *, until: asyncio.Event | None = None) -> int:
-        """One reconciler pass over the wallets with a transfer in flight; how many transfers
-        it finished (`Workers.reconcile`)."""
+        """One reconciler pass over the wallets with transfers in flight (`Workers`)."""
         return await self.workers.reconcile(until=until)
 
     async def ensure_indexes(self) -> int:
@@ -166,24 +171,16 @@ class TableService:
         """Rebuild every index entry from the streams (`Indexes.rebuild`)."""
         return await self.indexes.rebuild()
 
-    async def reindex_table(self, table_id: str) -> int:
-        """Write the table's lobby and wake entries from its state (1 if it has any)."""
-        return await self.indexes.table(table_id)
-
-    async def reindex_wallet(self, user_id: int) -> int:
-        """Mark the wallet's transfers in flight (1 if it has any)."""
-        return await self.indexes.wallet(user_id)
-
     # -- tables -------------------------------------------------------------------------------
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0,
-        name: str | None = None, private: bool = False,
+        name: str | None = None, private: bool = False, group_chat_id: int | None = None,
     ) -> str:
         async with service_errors():
             table_id = await self.actions.create(
                 user, settings, practice_bots=practice_bots, name=checked_name(name),
-                private=bool(private),
+                private=bool(private), group_chat_id=group_chat_id,
             )
             for index in range(practice_bots):
                 await self.add_practice_bot(table_id, index, settings)
@@ -233,8 +230,7 @@ class TableService:
             )
 
     async def write_access(self, user: User, *, allowed: bool, explicit: bool) -> JSON:
-        """Telegram said whether `user` lets the bot write to them (`profiles.grant_writes`);
-        answers like `me`."""
+        """Telegram said whether `user` lets the bot write to them; answers like `me`."""
         async with service_errors():
             profile = await self.profiles.update(
                 user.id, lambda p: grant_writes(p, allowed=allowed, explicit=explicit)
@@ -257,7 +253,7 @@ class TableService:
 
     async def state(self, table_id: str) -> tuple[int, TableState | None]:
         """A table's version and state, read through (the cache plus the store's tail)."""
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.reads.state(table_id)
 
     # -- a player's commands (`seats`, `actions`) ------------------------------------------------
@@ -265,7 +261,7 @@ class TableService:
     async def seat(
         self, user: User, table_id: str, buy_in: int, invite: str | None = None
     ) -> JSON:
-        async with service_errors():
+        async with self._gone(table_id):
             await self.social.may_sit(user, table_id, await self._state(table_id), invite)
             await self.social.remember_photo(user)
             await self.seats.seat(user, table_id, buy_in)
@@ -276,7 +272,7 @@ class TableService:
         goes back to the wallet and the new buy-in comes from it, in one request. Refused while
         the player is still in a hand, or still has chips to play with; a refused rebuy
         changes nothing (`Transfers.rebuy`)."""
-        async with service_errors():
+        async with self._gone(table_id):
             await self.seats.rebuy(user, table_id, buy_in)
             return await self.view(user, table_id)
 
@@ -284,12 +280,12 @@ class TableService:
         """The caller's own seed for the deck (docs/FAIRNESS.md "Decks"): recorded as a
         public `client_seed_set` event, it counts from the next deal dealt after it. Answers
         the caller's view (which shows it)."""
-        async with service_errors():
+        async with self._gone(table_id):
             await self.actions.set_client_seed(user, table_id, client_seed)
             return await self.view(user, table_id)
 
     async def leave(self, user: User, table_id: str) -> JSON:
-        async with service_errors():
+        async with self._gone(table_id):
             _, state = await self.reads.state(table_id)
             if state is not None and state.tournament_id and state.seat_of(user.id) is not None:
                 await self.tournaments.forfeit(user, table_id)  # tournament chips stay
@@ -309,11 +305,7 @@ class TableService:
     ) -> int:
         # The hot path: `Actions.act` translates refusals itself (no context manager).
         return await self.actions.act(
-            user,
-            table_id,
-            action_id=action_id,
-            type=type,
-            amount=amount,
+            user, table_id, action_id=action_id, type=type, amount=amount,
             expected_version=expected_version,
         )
 
@@ -324,18 +316,18 @@ class TableService:
         table has handed on when there is one (no read at all: a reconnect storm costs the
         store nothing for the tables the process follows), else one read of the stream's
         head. 404 for no such table."""
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.reads.version(table_id)
 
     async def view(self, user: User | None, table_id: str, invite: str | None = None) -> JSON:
-        async with service_errors():
+        async with self._gone(table_id):
             await self.social.may_watch(user, table_id, await self._state(table_id), invite)
             return await self.reads.view(user, table_id)
 
     async def events(
         self, user: User | None, table_id: str, after: int, invite: str | None = None
     ) -> tuple[int, list[JSON]]:
-        async with service_errors():
+        async with self._gone(table_id):
             guards.after(after)
             await self.social.may_watch(user, table_id, await self._state(table_id), invite)
             return await self.reads.events(user, table_id, after)
@@ -356,7 +348,7 @@ class TableService:
         projected, encoded and viewed once per process however many sockets watch the table.
         With `views`, the newest item of a delivery has its state when at hand. Runs until
         cancelled; raises what ends the feed (SubscriberTooSlow, ServiceError)."""
-        async with service_errors():
+        async with self._gone(table_id):
             guards.after(after)
             # A followed table's cached state answers without a read (a reconnect storm costs
             # the store nothing); whether it is private never changes.
@@ -367,32 +359,39 @@ class TableService:
 
     async def hands(self, table_id: str, limit: int) -> list[JSON]:
         """The table's last `limit` (1-50) settled hands, newest first (`history`)."""
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.reads.hands(table_id, limit)
 
     async def audit(self, table_id: str, hand: int) -> JSON:
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.reads.audit(table_id, hand)
 
     async def export(self, table_id: str, hand: int) -> JSON:
-        """The self-contained file of a settled hand that `svara verify FILE` checks offline
-        (service/tables/export.py)."""
-        async with service_errors():
+        """A settled hand's file that `svara verify FILE` checks offline (`export`)."""
+        async with self._gone(table_id):
             return await self.reads.export(table_id, hand)
 
     async def replay(self, user: User | None, table_id: str, hand: int) -> JSON:
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.records.replay(user, table_id, hand)
 
     async def transcript(
         self, user: User | None, table_id: str, hand: int, language: str | None = None
     ) -> str:
-        async with service_errors():
+        async with self._gone(table_id):
             return await self.records.transcript(user, table_id, hand, language)
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         async with service_errors():
             return await self.records.my_hands(user, cursor, limit)
+
+    async def player_stats(self, user_id: int) -> JSON:
+        async with service_errors():
+            return await self.stats.reads.player(user_id)
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        async with service_errors():
+            return await self.stats.reads.board(period, group, you)
 
 
 def _implements_the_facade(service: TableService) -> Tables:

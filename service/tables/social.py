@@ -13,9 +13,11 @@ from events.store.base import EventStore
 from events.store.kv import key_value_of
 from service.game.names import table_name
 from service.game.state import TableState
+from service.tables.away_feed import AwayFeed
 from service.tables.chat import Chat
 from service.tables.chat_stream import ChatStream
 from service.tables.facade import JSON, PresenceBook, ServiceError, User
+from service.tables.presence import Presence
 from service.tables.private import Invites, refused
 from service.tables.streams import Streams
 
@@ -37,7 +39,7 @@ def checked_name(name: str | None) -> str:
 class Social:
     def __init__(self, store: EventStore, streams: Streams,
                  load: Callable[[str], Awaitable[TableState]],
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], presence: Presence) -> None:
         client = getattr(store, "client")  # noqa: B009 - every store is a RedisEventStore
         health = getattr(store, "health", None)
         self.streams = streams
@@ -47,6 +49,10 @@ class Social:
         self.invites = Invites(client, health)
         self.chat = Chat(ChatStream(client, health), self.invites, load, streams.table, clock,
                          getattr(store, "follow_key"))  # noqa: B009
+        self.away = AwayFeed(client, health, presence, load, streams.table,
+                             getattr(store, "follow_key"), clock,  # noqa: B009
+                             self.may_watch)
+        presence.changes.append(self.away.changed)
 
     async def may_watch(self, user: User | None, table_id: str, state: TableState,
                         invite: str | None) -> None:
@@ -68,6 +74,29 @@ class Social:
                 raise ServiceError(403, "not_host", "only the table's host makes invites")
             raise refused(table_id)
         return await self.invites.issue(self.streams.table(table_id))
+
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        """A private table's view with its current `invite`, for its creator only: the host
+        shares the table's link from any device, without making a new one."""
+        if answer.get("private") and user is not None and user.id == answer.get("created_by"):
+            invite = await self.invites.current(self.streams.table(str(answer["table_id"])))
+            if invite is not None:
+                answer = {**answer, "invite": invite}
+        return answer
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        """The invite a shared card of a private table links with: the current one, for its
+        host, a player seated there, or whoever holds it. A guest who left after the host
+        replaced their link hears 404 `invite_revoked`: they may still watch, but not hand
+        out the new link."""
+        stream = self.streams.table(table_id)
+        current = await self.invites.current(stream)
+        state = await self._load(table_id)
+        if current is not None and (user.id == state.created_by
+                                    or state.seat_of(user.id) is not None
+                                    or await self.invites.valid(stream, given)):
+            return current
+        raise refused(table_id, revoked=bool(given))
 
     async def remember_photo(self, user: User) -> None:
         """Keep the player's photo link beside their profile (for the lobby's rows)."""

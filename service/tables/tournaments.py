@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from events.store.base import EventStore, IndexOp
 from events.tournament import (
+    AnyTournamentEvent,
     TournamentSettings,
     decode_tournament_event,
     encode_tournament_event,
@@ -26,10 +28,16 @@ from events.tournament import (
 from service.game import wallet
 from service.game.errors import GameError
 from service.game.tournament import decider as td
-from service.game.tournament.state import TournamentState, evolve, fold
+from service.game.tournament.state import TournamentState, evolve, fold, prize_table
 from service.tables.bank import Bank
 from service.tables.facade import JSON, ServiceError, User
 from service.tables.transfers import Transfers
+
+log = logging.getLogger(__name__)
+
+# Told of every batch this process appends to a tournament, with the state after it:
+# synchronous and cheap (they only look and schedule), like the tables' observers.
+TournamentObserver = Callable[[str, Sequence[AnyTournamentEvent], TournamentState], None]
 
 CONFLICTS = frozenset({
     "already_registered", "tournament_started", "tournament_full", "tournament_cancelled",
@@ -66,6 +74,7 @@ def table_id_for(tournament_id: str, indexable: Callable[[str], bool], ns: str) 
 
 
 def summary(state: TournamentState) -> JSON:
+    s = state.settings
     return {
         "tournament_id": state.tournament_id,
         "name": state.settings.name or f"Sit & Go {state.tournament_id[:6]}",
@@ -74,6 +83,8 @@ def summary(state: TournamentState) -> JSON:
         "registered": len(state.entries),
         "buy_in": state.settings.buy_in,
         "table_id": state.table_id,
+        "fill_by": state.fill_deadline,
+        "prize_table": list(prize_table(s, len(state.players) or s.seats)),
     }
 
 
@@ -84,6 +95,7 @@ class TournamentStore:
         self.store = store
         self.ns = namespace
         self.clock = clock
+        self.observers: list[TournamentObserver] = []
 
     def stream(self, tournament_id: str) -> str:
         return f"{self.ns}tournament:{tournament_id}"
@@ -134,10 +146,20 @@ class TournamentStore:
                 index=[IndexOp(index=self.index, member=tournament_id, score=0.0, value=row)],
             )
             if result.status == "appended":
+                self._tell(tournament_id, events, after)
                 return after
             if result.status == "duplicate":
                 return (await self.load(tournament_id))[1]
         raise ServiceError(503, "busy", "the tournament is too busy right now; try again")
+
+    def _tell(
+        self, tournament_id: str, events: Sequence[AnyTournamentEvent], after: TournamentState
+    ) -> None:
+        for observer in self.observers:
+            try:
+                observer(tournament_id, events, after)
+            except Exception:  # an observer never breaks the tournament's step
+                log.exception("a tournament observer failed at %s", tournament_id)
 
     def new_id(self) -> str:
         while True:
@@ -154,14 +176,16 @@ class Registrations:
         self.bank = bank
         self.transfers = transfers
 
-    async def create(self, user: User, settings: TournamentSettings) -> str:
+    async def create(
+        self, user: User, settings: TournamentSettings, *, group_chat_id: int | None = None
+    ) -> str:
         td.validated(settings)
         tournament_id = self.t.new_id()
         await self.t.execute(
             tournament_id,
             lambda: td.CreateTournament(
                 tournament_id=tournament_id, settings=settings, created_by=user.id,
-                now=self.t.clock(),
+                now=self.t.clock(), group_chat_id=group_chat_id,
             ),
             action_id=f"create:{tournament_id}",
         )

@@ -12,10 +12,16 @@ from typing import TYPE_CHECKING, TypeVar
 from events.tournament import TournamentSettings
 from service.game.commands import Leave
 from service.game.errors import GameError
-from service.game.tournament.state import TournamentState
+from service.game.tournament.state import TournamentState, prize_table
 from service.tables.errors import as_service_error
 from service.tables.facade import JSON, ServiceError, User
-from service.tables.tournaments import Registrations, TournamentStore, service_error, summary
+from service.tables.tournaments import (
+    Registrations,
+    TournamentObserver,
+    TournamentStore,
+    service_error,
+    summary,
+)
 from service.tables.tournaments_audit import audit_tournament
 from service.tables.tournaments_manager import TournamentManager
 
@@ -32,6 +38,7 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         "seats": s.seats, "buy_in": s.buy_in, "stack": s.stack, "antes": list(s.antes),
         "hands_per_level": s.hands_per_level, "prizes": list(s.prizes),
         "fill_seconds": s.fill_seconds, "name": summary(state)["name"],
+        "turn_seconds": s.turn_seconds,
     }
     names = {u: e.name for u, e in state.entries.items()}
     users = list(state.players) or list(state.entries)
@@ -44,6 +51,10 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         "tournament_id": state.tournament_id, "status": state.status, "settings": settings,
         "players": players, "level": state.level, "table_id": state.table_id,
         "version": version,
+        # what a screen shows besides: the ante now, when an unfilled one is cancelled, the
+        # buy-ins taken, and the percents by place it pays (it starts only when full)
+        "ante": state.ante, "created_by": state.created_by, "fill_by": state.fill_deadline,
+        "pool": state.collected, "prize_table": list(prize_table(s, len(users) or s.seats)),
     }
 
 
@@ -71,8 +82,17 @@ class Tournaments:
         except (OSError, TimeoutError, ConnectionError) as error:
             raise as_service_error(error) from error
 
-    async def create(self, user: User, settings: TournamentSettings) -> str:
-        result: str = await self._guard(self.registrations.create(user, settings))
+    @property
+    def observers(self) -> list[TournamentObserver]:
+        """Told of each batch of tournament events this process appends (the bot's watch:
+        a group's final standings)."""
+        return self.store.observers
+
+    async def create(
+        self, user: User, settings: TournamentSettings, *, group_chat_id: int | None = None
+    ) -> str:
+        made = self.registrations.create(user, settings, group_chat_id=group_chat_id)
+        result: str = await self._guard(made)
         return result
 
     async def get(self, tournament_id: str) -> JSON:
@@ -87,7 +107,8 @@ class Tournaments:
         rows, following = await self._guard(
             self.tables.store.index_page(self.store.index, after=cursor or "", limit=limit)
         )
-        keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id")
+        keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id",
+                "fill_by", "prize_table")
         listed = []
         for _, value in rows:
             if value is not None:

@@ -44,7 +44,7 @@ class _Writer:
     def line(self, event: TableEvent, pot: int) -> str | None:
         handler = _LINES.get(type(event))
         if handler is None:
-            if isinstance(event, ev.TurnDeadlineSet):
+            if isinstance(event, ev.TurnDeadlineSet | ev.AnteChanged):  # (the next hand's ante)
                 return None
             return self.say("other", type=event_type(event))
         return handler(self, event, pot)
@@ -120,7 +120,7 @@ def transcript(table_id: str, hand: HandLog, language: str) -> str:
         w.say("title"),
         w.say("table", table=f"{name} ({table_id})" if name else table_id),
         w.say("hand", hand=hand.number),
-        w.say("stakes", ante=start.settings.ante),
+        w.say("stakes", ante=start.pending_ante or start.settings.ante),  # a new level's
         w.say("time", time=time_text(hand.stored[0].at)),
         w.say("players", players=players),
         "",

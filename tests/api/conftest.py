@@ -10,8 +10,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.app import make_app
 from service.api.config import Config
-from tests.api.signed import TOKEN
 from tests.support.fake_tables import FakeTables
+from tests.support.signed import TOKEN
 
 
 @pytest.fixture

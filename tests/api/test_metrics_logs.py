@@ -121,6 +121,8 @@ async def test_metrics_and_json_logs_after_a_hand(
         assert total(families["svara_open_websockets"], "svara_open_websockets") == 3
         assert total(families["svara_timer_ticks"], "svara_timer_ticks_total") >= 1
         assert finite_buckets(families["svara_timer_lag_seconds"]) >= 1
+        assert total(families["svara_event_loop_lag_seconds"],
+                     "svara_event_loop_lag_seconds_count") >= 1  # the probe runs while serving
         for name in ("svara_bot_messages", "svara_bot_rate_limited",
                      "process_resident_memory_bytes"):
             assert name in families, name

@@ -99,6 +99,42 @@ class Table:
         raise AssertionError(f"never {user.name}'s turn")
 
 
+ALL_IN = ("raise", "call", "blind", "join_svara", "pass")
+
+
+async def play_tournament(
+    service: TableService, clock: FakeClock, tournament_id: str, users: Sequence[User]
+) -> None:
+    """Play a running tournament to its end, prizes paid: each player on turn bets the most
+    the rules allow (so stacks go fast); when nobody may act the clock jumps to the deadline."""
+    tournaments = service.tournaments
+    for _ in range(3000):
+        await tournaments.manager.catch_up()
+        t = await tournaments.get(tournament_id)
+        if t["status"] == "finished":
+            _, state = await tournaments.store.load(tournament_id)
+            if state is not None and state.paid:
+                return
+            continue
+        table_id = t["table_id"]
+        assert table_id is not None, t
+        for user in users:
+            you = (await service.view(user, table_id)).get("you") or {}
+            legal = {a["type"]: a for a in you.get("legal", [])}
+            kind = next((k for k in ALL_IN if k in legal), None)
+            if kind is not None:
+                amount = legal[kind].get("max", legal[kind].get("amount"))
+                await service.act(user, table_id, action_id=uuid.uuid4().hex, type=kind,
+                                  amount=amount if kind in ("raise", "blind") else None)
+                break
+        else:
+            _, table = await service.state(table_id)
+            assert table is not None and table.deadline is not None, "stuck"
+            clock.now = max(clock.now, table.deadline)
+            await service.driver.fire(table_id)
+    raise AssertionError("the tournament did not finish")
+
+
 class Live:
     def __init__(self, service: TableService, clock: FakeClock, fake: FakeBotAPI) -> None:
         self.service = service

@@ -27,6 +27,10 @@ from tests.support.fake_tables import FakeSocial, memory_key_value
 class StubTables:
     def __init__(self) -> None:
         self.created: dict[str, tuple[User, TableSettings]] = {}
+        self.groups: dict[str, int | None] = {}  # table -> the group it was opened in
+        # what `leaderboard` answers, by (period, group); asked boards are recorded
+        self.boards: dict[tuple[str, int | None], JSON] = {}
+        self.asked: list[tuple[str, int | None, int | None]] = []
         self.profiles: dict[int, Profile] = {}
         self.kv = memory_key_value()
         self.presence = Presence(self.kv)
@@ -39,9 +43,10 @@ class StubTables:
 
     async def create_table(
         self, user: User, settings: TableSettings, *, practice_bots: int = 0,
-        name: str | None = None, private: bool = False,
+        name: str | None = None, private: bool = False, group_chat_id: int | None = None,
     ) -> str:
         table_id = uuid.uuid4().hex[:12]
+        self.groups[table_id] = group_chat_id
         self.created[table_id] = (user, settings)
         return table_id
 
@@ -92,11 +97,17 @@ class StubTables:
 
     # -- what the bot should never need ---------------------------------------------------------
 
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        self.asked.append((period, group, you))
+        empty: JSON = {"period": period, "group": group, "entries": [], "you": None}
+        return self.boards.get((period, group), empty)
+
     async def _unused(self, *args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the bot should not call this")
 
     list_tables = me = seat = leave = rebuy = hands = set_client_seed = act = _unused
     events = watch = audit = export = replay = transcript = my_hands = _unused
+    player_stats = _unused
     tournaments = None  # the stub runs no tournaments
     social = FakeSocial()  # nor chat, nor private tables
 

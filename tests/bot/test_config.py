@@ -65,7 +65,7 @@ def test_webapp_url() -> None:
     config = BotConfig(public_url="https://x.example/app/")
     assert config.webapp_url() == "https://x.example/app/"
     assert config.webapp_url("ab_1") == "https://x.example/app/?table=ab_1"
-    assert config.hand_url("ab", 3) == "https://x.example/app/?table=ab&screen=audit&hand=3"
+    assert config.hand_url("ab", 3) == "https://x.example/app/?hand=ab_3"
 
 
 def test_webhook_secret_is_stable_and_allowed_by_telegram() -> None:

@@ -213,9 +213,10 @@ async def test_commands_per_language_and_the_menu_button(
         code = None if language == "en" else language
         described = say(language, texts.command_descriptions)
         assert seen[("all_private_chats", code)] == {
-            name: described[name] for name in ("start", "settings", "rules", "help")}
+            name: described[name] for name in ("start", "settings", "top", "rules", "help")}
         assert seen[("all_group_chats", code)] == {
-            name: described[name] for name in ("newtable", "tables", "rules", "help")}
+            name: described[name]
+            for name in ("newtable", "tables", "tournament", "top", "rules", "help")}
         if language != "en":
             assert described != say("en", texts.command_descriptions)
     default = await fake_api.wait_for("setChatMenuButton")

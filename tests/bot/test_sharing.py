@@ -207,4 +207,4 @@ async def test_every_invitation_links_to_the_mini_app_when_it_is_named(
     assert answer.params["text"] == texts.hand_invite(table_id, 1)
     assert answer.params["reply_markup"] == {"inline_keyboard": [[
         {"text": texts.watch_again_button(),
-         "web_app": {"url": f"{PUBLIC_URL}/?table={table_id}&screen=audit&hand=1"}}]]}
+         "web_app": {"url": f"{PUBLIC_URL}/?hand={table_id}_1"}}]]}

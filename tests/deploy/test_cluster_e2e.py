@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import subprocess
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -28,7 +26,14 @@ from tests.support.e2e_game import (
     user_ids,
 )
 from tests.support.http_player import HttpPlayer, check_feed
-from tests.support.redis_servers import RedisServer, start_cluster
+from tests.support.redis_servers import (
+    RedisServer,
+    cli,
+    fail_over,
+    replica_of,
+    slot_owners,
+    start_cluster,
+)
 from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
@@ -68,61 +73,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RedisServ
 async def session() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as s:
         yield s
-
-
-def cli(port: int, *args: str) -> str:
-    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True,
-                          text=True, timeout=5, check=True).stdout
-
-
-def slot_owners(nodes: list[RedisServer]) -> dict[int, int]:
-    """slot -> port of the primary serving it, as the cluster says now."""
-    owners: dict[int, int] = {}
-    for line in cli(nodes[0].port, "cluster", "nodes").splitlines():
-        fields = line.split()
-        if "master" not in fields[2] or "fail" in fields[2]:
-            continue
-        port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
-        for part in fields[8:]:
-            if part.startswith("["):
-                continue
-            low, _, high = part.partition("-")
-            for slot in range(int(low), int(high or low) + 1):
-                owners[slot] = port
-    return owners
-
-
-def replica_of(nodes: list[RedisServer], primary_port: int) -> int:
-    """The port of a replica of the primary on `primary_port` (the cluster's gossip may take
-    a moment to show it everywhere: asked of every node, for up to 10 s)."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        for node in nodes:
-            lines = [line.split() for line in cli(node.port, "cluster", "nodes").splitlines()]
-            ids = [f[0] for f in lines if f[1].split("@")[0].endswith(f":{primary_port}")]
-            for f in lines:
-                if ids and "slave" in f[2] and f[3] == ids[0] and "fail" not in f[2]:
-                    return int(f[1].split("@")[0].rsplit(":", 1)[1])
-        time.sleep(0.1)
-    raise AssertionError(f"no replica of {primary_port}")
-
-
-def fail_over(nodes: list[RedisServer], replica_port: int) -> None:
-    """CLUSTER FAILOVER on the replica; wait until it is a primary and the cluster agrees.
-    A manual failover gives up after 5 s when the primary and the replica cannot complete
-    the hand-over in time (a loaded machine): then it is asked again."""
-    deadline = time.monotonic() + 60
-    asked = 0.0
-    while time.monotonic() < deadline:
-        promoted = "role:master" in cli(replica_port, "info", "replication")
-        if not promoted and time.monotonic() - asked > 8:
-            assert cli(replica_port, "cluster", "failover").strip() == "OK"
-            asked = time.monotonic()
-        ok = all("cluster_state:ok" in cli(n.port, "cluster", "info") for n in nodes)
-        if promoted and ok and replica_port in set(slot_owners(nodes).values()):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"replica {replica_port} was not promoted")
 
 
 async def play_on(players: list[HttpPlayer], table: str, seed: int,

@@ -6,14 +6,15 @@ that does not fit its table, so the table is what it reads by."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from events.store.base import StoredEvent
 from service import verify
-from tests.fair import node
 from tests.fair.schema import event_schema, normal
+from tests.support import fair_node as node
 from tests.support.corpus import ROOT
 from tests.support.tamper import edit
 
@@ -49,10 +50,10 @@ def test_fair_js_carries_the_schema_of_events_table() -> None:
         assert mine[kind] == TRUTH[kind], kind
 
 
-def _rewritten(change: Any, kind: str) -> dict[str, Any]:
+def _rewritten(change: Any, kind: str, good: Path = GOOD) -> dict[str, Any]:
     """The good v2 export with its first `kind` event changed by `change` and every hash after
     it recomputed (the chain holds: only the schema can refuse it)."""
-    doc = json.loads(GOOD.read_text())
+    doc = json.loads(good.read_text())
     entry = next(e for e in doc["events"] if e["type"] == kind)
     stored = [StoredEvent(e["version"], e["raw"].encode(), float(e["at"]), e["hash"],
                           chain=e["chain"]) for e in doc["events"]]  # fmt: skip
@@ -97,5 +98,14 @@ def test_each_verifier_refuses_an_event_that_does_not_fit_its_schema(case: str) 
 
 def test_the_good_export_fits_both_schemas() -> None:
     doc = json.loads(GOOD.read_text())
+    assert verify.verify(verify.load(json.dumps(doc))).ok
+    assert node.run("return (await fair.verifyExport(arg)).ok;", doc) is True
+
+
+@pytest.mark.parametrize("group", [-1001234567890, None])
+def test_both_verifiers_read_a_table_opened_in_a_group(group: int | None) -> None:
+    """`table_created.group_chat_id` (a /newtable table's group, or null) is optional."""
+    doc = _rewritten(lambda d: d.update(group_chat_id=group), "table_created",
+                     ROOT / "exports" / "good" / "timeout.json")  # hand 1: table_created in it
     assert verify.verify(verify.load(json.dumps(doc))).ok
     assert node.run("return (await fair.verifyExport(arg)).ok;", doc) is True

@@ -5,15 +5,18 @@ the fill timeout refunding every buy-in."""
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 
 import pytest
 
 from events.tournament import TournamentSettings
+from service import verify
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
+from tests.support import fair_node as node
 from tests.support.clock import FakeClock
 from tests.support.service_play import assert_conserved, make_users
 from tests.support.services import Factory
@@ -98,9 +101,26 @@ async def test_four_players_play_to_the_end(services: Factory, clock: FakeClock)
     loaded = await service.repo.load(table_id)
     assert loaded.state is not None and loaded.state.hand_number >= 3
     assert done["level"] > 1  # the ante rose on the way
+    exports = []
     for number in range(1, loaded.state.hand_number + 1):
         hand_audit = await service.audit(table_id, number)
         assert hand_audit["verified"], (number, hand_audit)
+        # the offline verifier reads the same hand from its export, ante levels included,
+        # and tells the same story as the server's transcript
+        doc = await service.export(table_id, number)
+        exported = verify.load(json.dumps(doc))
+        report = verify.verify(exported)
+        assert report.ok, (number, verify.render(exported, report))
+        english = await service.transcript(None, table_id, number, "en")
+        assert english == verify.transcript(exported), number
+        exports.append(doc)
+    assert {d["settings"]["ante"] for d in exports} != {SETTINGS.antes[0]}  # a level rose
+    verdicts = node.run(
+        "const out = []; for (const doc of arg) out.push((await fair.verifyExport(doc)).ok);"
+        " return out;",
+        exports,
+    )
+    assert verdicts == [True] * len(exports), verdicts  # and so does the browser's
     # a busted player cannot buy back in, and the refusal moves no chip
     loser = next(u for u in users[:4] if u.id != winner["user_id"])
     with pytest.raises(ServiceError) as rebuy:
@@ -188,3 +208,25 @@ async def test_reconciler_completes_a_registration_whose_completion_was_lost(
     assert not w.reserved and w.balance == 1000 - SETTINGS.buy_in
     assert w.tables == [wallet_table(tid)]
     await assert_conserved(service, [user], [], [tid])
+
+
+async def test_a_started_tournament_table_is_not_in_the_lobby_and_its_view_says_so(
+    services: Factory, clock: FakeClock
+) -> None:
+    service = await services()
+    users = make_users(4)
+    tid = await service.tournaments.create(users[0], SETTINGS)
+    waiting = await service.tournaments.get(tid)
+    assert waiting["fill_by"] == clock.now + SETTINGS.fill_seconds
+    assert waiting["prize_table"] == [100] and waiting["ante"] == 5 and waiting["pool"] == 0
+    for user in users:
+        started = await service.tournaments.register(user, tid)
+    table_id = started["table_id"]
+    assert started["pool"] == 400 and started["settings"]["turn_seconds"] == 15
+    listed = await service.list_tables(limit=100)
+    assert table_id not in [t["table_id"] for t in listed["tables"]]
+    view = await service.view(users[0], table_id)
+    assert view["tournament"] == {"tournament_id": tid, "level": 1, "next_ante": None}
+    row = next(r for r in (await service.tournaments.list())["tournaments"]
+               if r["tournament_id"] == tid)
+    assert row["prize_table"] == [100] and row["fill_by"] == waiting["fill_by"]

@@ -17,6 +17,7 @@ from events.store.base import StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import TAG, RedisEventStore
 from tests.store.contract import MakeStore, StoreContract
+from tests.store.drop_contract import DropContract
 from tests.store.kv_contract import KeyValueContract
 from tests.support.redis_servers import RedisServer, start_cluster
 from tests.support.streams import new_stream
@@ -49,6 +50,10 @@ async def make_store(cluster: list[RedisServer]) -> AsyncIterator[MakeStore]:
 
 
 class TestClusterStore(StoreContract):
+    pass
+
+
+class TestClusterDrop(DropContract):
     pass
 
 

@@ -12,6 +12,7 @@ from events.store import open_store
 from events.store.factory import embedded_store
 from events.store.redis_store import RedisEventStore
 from tests.store.contract import MakeStore, StoreContract
+from tests.store.drop_contract import DropContract
 from tests.store.kv_contract import KeyValueContract
 from tests.support.streams import new_stream
 
@@ -32,6 +33,10 @@ async def make_store() -> AsyncIterator[MakeStore]:
 
 
 class TestEmbeddedStore(StoreContract):
+    pass
+
+
+class TestEmbeddedDrop(DropContract):
     pass
 
 

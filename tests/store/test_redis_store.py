@@ -11,6 +11,7 @@ from events.store import open_store
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from tests.store.contract import MakeStore, StoreContract
+from tests.store.drop_contract import DropContract
 from tests.store.kv_contract import KeyValueContract
 from tests.support.streams import new_stream
 
@@ -32,6 +33,10 @@ async def make_store(redis_url: str) -> AsyncIterator[MakeStore]:
 
 
 class TestRedisStore(StoreContract):
+    pass
+
+
+class TestRedisDrop(DropContract):
     pass
 
 

@@ -67,6 +67,8 @@ class FakeBotAPI:
         self._too_many_calls: dict[str, list[int]] = {}  # method -> [429s left, retry_after]
         self.server_errors: dict[str, int] = {}  # method (lower case) -> 500s left to answer
         self._updates: list[JSON] = []
+        self.polling = 0  # getUpdates being answered now
+        self.most_polling = 0  # the most at once: more than one means a second poller
         self._update_ids = itertools.count(1)
         self._message_ids = itertools.count(1)
         self._chat_types: dict[int, str] = {}
@@ -224,11 +226,16 @@ class FakeBotAPI:
     async def _m_getupdates(self, params: JSON) -> list[JSON]:
         offset = int(params.get("offset", 0))
         self._updates = [u for u in self._updates if u["update_id"] >= offset]
-        if not self._updates:  # long poll, but never for long in tests
-            wait = min(float(params.get("timeout", 0)), 1.0)
-            async with self._changed:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), wait)
+        self.polling += 1
+        self.most_polling = max(self.most_polling, self.polling)
+        try:
+            if not self._updates:  # long poll, but never for long in tests
+                wait = min(float(params.get("timeout", 0)), 1.0)
+                async with self._changed:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), wait)
+        finally:
+            self.polling -= 1
         return list(self._updates)
 
     async def _m_sendmessage(self, params: JSON) -> JSON:

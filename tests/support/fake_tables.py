@@ -70,15 +70,31 @@ class FakeChat:
         yield []
 
 
+class FakeAway:
+    """Nor who is away: a socket's away feed waits quietly too."""
+
+    async def follow(self, user: User | None, table_id: str,
+                     invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        await asyncio.Event().wait()
+        yield []
+
+
 class FakeSocial:
     """The social desk of tables with no chat and no private tables (the real one needs a
     Redis event store, which the fake has not); who is away is the real rule over the fake's
-    presence book."""
+    presence book, and a socket's away feed waits quietly."""
 
     def __init__(self) -> None:
         self.chat = FakeChat()
+        self.away = FakeAway()
 
     async def issue_invite(self, user: User | None, table_id: str) -> str:
+        raise ServiceError(409, "not_private", "this table is open to everyone")
+
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        return answer  # no table is private, so none has an invite
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
         raise ServiceError(409, "not_private", "this table is open to everyone")
 
     async def with_away(self, table_id: str, presence: PresenceBook, view: JSON) -> JSON:
@@ -115,7 +131,7 @@ class FakeTables:
 
     async def create_table(self, user: User, settings: TableSettings, *,
                            practice_bots: int = 0, name: str | None = None,
-                           private: bool = False) -> str:
+                           private: bool = False, group_chat_id: int | None = None) -> str:
         table_id = f"t{len(self.tables) + 1}"
         self.tables[table_id] = []
         self.seats[table_id] = []
@@ -232,6 +248,12 @@ class FakeTables:
 
     async def my_hands(self, user: User, cursor: str | None, limit: int) -> JSON:
         return {"hands": [], "next": None}  # none settles at the double's tables
+
+    async def player_stats(self, user_id: int) -> JSON:
+        raise ServiceError(404, "unknown_player", f"no stats for player {user_id}")
+
+    async def leaderboard(self, period: str, group: int | None, you: int | None) -> JSON:
+        return {"period": period, "group": group, "entries": [], "you": None}
 
     async def set_client_seed(self, user: User, table_id: str, client_seed: str) -> JSON:
         if user.id not in self.seats.get(table_id, []):

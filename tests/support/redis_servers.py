@@ -153,3 +153,60 @@ def _in_sync(node: RedisServer) -> bool:
         capture_output=True, timeout=2, check=False,
     ).stdout
     return b"role:master" in info or b"master_link_status:up" in info
+
+
+# -- a running cluster, as an operator sees it ------------------------------------------------
+
+def cli(port: int, *args: str) -> str:
+    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True,
+                          text=True, timeout=5, check=True).stdout
+
+
+def slot_owners(nodes: list[RedisServer]) -> dict[int, int]:
+    """slot -> port of the primary serving it, as the cluster says now."""
+    owners: dict[int, int] = {}
+    for line in cli(nodes[0].port, "cluster", "nodes").splitlines():
+        fields = line.split()
+        if "master" not in fields[2] or "fail" in fields[2]:
+            continue
+        port = int(fields[1].split("@")[0].rsplit(":", 1)[1])
+        for part in fields[8:]:
+            if part.startswith("["):
+                continue
+            low, _, high = part.partition("-")
+            for slot in range(int(low), int(high or low) + 1):
+                owners[slot] = port
+    return owners
+
+
+def replica_of(nodes: list[RedisServer], primary_port: int) -> int:
+    """The port of a replica of the primary on `primary_port` (the cluster's gossip may take
+    a moment to show it everywhere: asked of every node, for up to 10 s)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        for node in nodes:
+            lines = [line.split() for line in cli(node.port, "cluster", "nodes").splitlines()]
+            ids = [f[0] for f in lines if f[1].split("@")[0].endswith(f":{primary_port}")]
+            for f in lines:
+                if ids and "slave" in f[2] and f[3] == ids[0] and "fail" not in f[2]:
+                    return int(f[1].split("@")[0].rsplit(":", 1)[1])
+        time.sleep(0.1)
+    raise AssertionError(f"no replica of {primary_port}")
+
+
+def fail_over(nodes: list[RedisServer], replica_port: int) -> None:
+    """CLUSTER FAILOVER on the replica; wait until it is a primary and the cluster agrees.
+    A manual failover gives up after 5 s when the primary and the replica cannot complete
+    the hand-over in time (a loaded machine): then it is asked again."""
+    deadline = time.monotonic() + 60
+    asked = 0.0
+    while time.monotonic() < deadline:
+        promoted = "role:master" in cli(replica_port, "info", "replication")
+        if not promoted and time.monotonic() - asked > 8:
+            assert cli(replica_port, "cluster", "failover").strip() == "OK"
+            asked = time.monotonic()
+        ok = all("cluster_state:ok" in cli(n.port, "cluster", "info") for n in nodes)
+        if promoted and ok and replica_port in set(slot_owners(nodes).values()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"replica {replica_port} was not promoted")

@@ -43,11 +43,14 @@ class Server:
     `kill()` is kill -9, `stop()` is SIGTERM."""
 
     def __init__(self, env: Mapping[str, str], port: int | None = None, *,
-                 log: Path | None = None) -> None:
+                 log: Path | None = None, args: tuple[str, ...] = ()) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         base = {k: v for k, v in os.environ.items() if k not in _UNSET}
-        self.env = {**base, "LOG_LEVEL": "WARNING", **env}
+        # One process unless a test asks for more: tests that read a server's /metrics or
+        # its log mean one process, and a scrape of several workers reaches any one of them.
+        self.env = {**base, "LOG_LEVEL": "WARNING", "WORKERS": "1", **env}
+        self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
         # One log per Server (a restart of it appends): a port is reused by later tests of the
         # same run, and a log named by port and pid once handed one test another's lines.
@@ -59,7 +62,7 @@ class Server:
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1",
-                 "--port", str(self.port)],
+                 "--port", str(self.port), *self.args],
                 cwd=REPO, env=self.env, stdout=out, stderr=subprocess.STDOUT,
             )
         return self

@@ -150,10 +150,12 @@ async def telegram_page(
     return page
 
 
-async def launch(page: Page, url: str, init_data: str, *, platform: str = "ios") -> None:
-    """Open `url` (the app's address, path and query) as Telegram opens a Mini App."""
+async def launch(page: Page, url: str, init_data: str, *, platform: str = "ios",
+                 version: str = "8.0") -> None:
+    """Open `url` (the app's address, path and query) as Telegram opens a Mini App, as a
+    client of Bot API `version`."""
     theme = page.telegram_theme  # type: ignore[attr-defined]
-    await page.goto(url + fragment(init_data, theme=theme, platform=platform))
+    await page.goto(url + fragment(init_data, theme=theme, platform=platform, version=version))
 
 
 async def open_in_telegram(browser: Contexts, url: str, init_data: str, *,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from playwright.async_api import Route, WebSocketRoute
+from playwright.async_api import Page, Route, WebSocketRoute
 
 from tests.support.browser import Contexts
 from tests.support.serve import Server
@@ -19,6 +19,8 @@ HANDS = [["7c", "Kh", "Kd"], ["Ah", "Ad", "Tc"], ["9h", "Th", "8c"], ["Qs", "Js"
          ["Ac", "9c", "Td"], ["7d", "Qd", "Jc"]]
 SCORES = [31, 31, 19, 30, 16, 10, 20, 21, 30, 21]
 ME = 2  # the page's person sits in seat 2 (Cleo)
+# The browser locale that picks each of the six languages.
+LOCALES = {"en": "en-US", "ru": "ru-RU", "bg": "bg", "tr": "tr-TR", "de": "de-DE", "ar": "ar"}
 
 
 def seat(n: int, **extra: Any) -> dict[str, Any]:
@@ -55,6 +57,27 @@ def betting(seats: int, **hand: Any) -> dict[str, Any]:
         {"type": "call"}, {"type": "raise", "min": 40, "max": 180}, {"type": "fold"}], **hand)
 
 
+def unlooked(view: dict[str, Any]) -> dict[str, Any]:
+    """`view` with Cleo not having looked at her cards yet (she may `look`)."""
+    view["you"] |= {"cards": None, "score": None}
+    view["seats"][ME] |= {"cards": None, "score": None, "looked": False}
+    return view
+
+
+def first_blind(seats: int, **hand: Any) -> dict[str, Any]:
+    """Cleo first to act, her cards unseen: a blind (a range), pass, or look."""
+    return unlooked(table_view(seats, "blind", legal=[
+        {"type": "blind", "min": 10, "max": 160}, {"type": "pass"}, {"type": "look"}],
+        level=0, turn=ME, **hand))
+
+
+def blind_betting(seats: int, **hand: Any) -> dict[str, Any]:
+    """Cleo went blind and is reached again in the betting round: look, call, raise, fold."""
+    view = unlooked(betting(seats, **hand))
+    view["you"]["legal"].append({"type": "look"})
+    return view
+
+
 def svara(seats: int) -> dict[str, Any]:
     """Ana and Boris tied at 31; Cleo may join for 30."""
     view = table_view(seats, "svara_join", legal=[{"type": "join_svara", "amount": 30},
@@ -84,12 +107,9 @@ def last_hand(view: dict[str, Any]) -> dict[str, Any]:
             "svaras": [], "timeouts": []}
 
 
-async def open_table(browser: Contexts, server: Server, view: dict[str, Any], *,
-                     hands: list[dict[str, Any]] | None = None, **options: Any) -> Player:
-    """Cleo opens the canned table (`options`: the context's, e.g. width, height, locale)."""
-    player = await Player.open(browser, server.url, "Cleo", **options)
-    player.user_id = 900 + ME
-
+async def route_canned(page: Page, server: Server, view: dict[str, Any],
+                       hands: list[dict[str, Any]] | None = None) -> None:
+    """The canned table's answers on `page`: its view, its hands, a live feed that says nothing."""
     async def answer_view(route: Route) -> None:
         await route.fulfill(status=200, content_type="application/json", body=json.dumps(view))
 
@@ -105,10 +125,23 @@ async def open_table(browser: Contexts, server: Server, view: dict[str, Any], *,
                 ws.send(json.dumps({"type": "ready" if kind == "auth" else "pong"}))
         ws.on_message(answer)
 
-    await player.page.route_web_socket(f"ws://127.0.0.1:{server.port}/api/tables/{TABLE}/ws", feed)
-    await player.page.route(f"{server.url}/api/tables/{TABLE}", answer_view)
-    await player.page.route(f"{server.url}/api/tables/{TABLE}/hands?limit=*", answer_hands)
+    await page.route_web_socket(f"ws://127.0.0.1:{server.port}/api/tables/{TABLE}/ws", feed)
+    await page.route(f"{server.url}/api/tables/{TABLE}", answer_view)
+    await page.route(f"{server.url}/api/tables/{TABLE}/hands?limit=*", answer_hands)
+
+
+async def shown_live(page: Page) -> None:
+    """Until the canned table is drawn, with your seat, and its feed is live."""
+    await page.wait_for_selector(".felt .seat.me")
+    await page.wait_for_function("document.body.dataset.connection === 'live'")
+
+
+async def open_table(browser: Contexts, server: Server, view: dict[str, Any], *,
+                     hands: list[dict[str, Any]] | None = None, **options: Any) -> Player:
+    """Cleo opens the canned table (`options`: the context's, e.g. width, height, locale)."""
+    player = await Player.open(browser, server.url, "Cleo", **options)
+    player.user_id = 900 + ME
+    await route_canned(player.page, server, view, hands)
     await player.page.goto(f"{server.url}/?table={TABLE}")
-    await player.page.wait_for_selector(".felt .seat.me")
-    await player.page.wait_for_function("document.body.dataset.connection === 'live'")
+    await shown_live(player.page)
     return player

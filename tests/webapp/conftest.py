@@ -20,7 +20,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server({**APP_ENV, "DEV_TOKEN": DEV_TOKEN},
                  log=tmp_path_factory.mktemp("serve") / "serve.log").spawn()
     try:
-        srv.wait_ready()
+        srv.wait_ready(within=60)  # a loaded machine (parallel test runs) starts it slowly
         yield srv
     finally:
         srv.stop()

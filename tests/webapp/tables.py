@@ -93,3 +93,18 @@ def stack(view: JSON, user_id: int) -> int:
 
 def phase(view: JSON) -> Any:
     return view["hand"]["phase"] if view["hand"] else None
+
+
+def settled(view: JSON) -> int:
+    """How many hands of the table have settled, by its view."""
+    hand = view["hand"]
+    if not hand:
+        return 0
+    return int(hand["number"]) - (0 if hand["phase"] == "settled" else 1)
+
+
+async def play_hands(table: str, players: list[HttpPlayer], count: int) -> JSON:
+    """Until `count` hands of `table` have settled: the second player folds whenever it can,
+    so each hand is a few moves."""
+    return await drive(table, players, play_on(folder=players[1].user_id),
+                       until=lambda view: settled(view) >= count)

@@ -20,9 +20,10 @@ SAME_AS_ENGLISH = {
     "ru": {"amount.double"},
     "bg": {"amount.double"},
     "tr": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
-           "felt.pot", "amount.pot", "seat.dealer_badge"},
+           "felt.pot", "amount.pot", "seat.dealer_badge", "chat.phrase_svara"},
     "de": {"amount.double", "app.name", "svara.title", "phase.svara", "result.svara_deal",
-           "seat.blind", "act.blind", "felt.pot", "amount.pot"},
+           "seat.blind", "act.blind", "felt.pot", "amount.pot", "chat.phrase_svara",
+           "chat.phrase_bluff"},
     "ar": {"amount.double"},
 }
 

@@ -152,7 +152,10 @@ class Session:
             if known is None:
                 log.exception("reading the version failed for a new socket")
             status = known[0] if known else 500
-            code = {404: CLOSE_NOT_FOUND, 429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
+            # an archived table (410) is as gone to a socket as an unknown one: 4404, its
+            # reason says archived
+            code = {404: CLOSE_NOT_FOUND, 410: CLOSE_NOT_FOUND,
+                    429: CLOSE_RATE_LIMITED}.get(status, CLOSE_ERROR)
             message = known[2] if known else "internal error"
             _closed_with(code, self.table_id, message, exc)
             await self.ws.close(code=code, message=message.encode()[:120])
@@ -197,6 +200,7 @@ class Session:
             await self.stop_feed()
             self._start_feed(frame.after, frame.views)
             self.feed.append(asyncio.create_task(social.follow_chat(self, frame.chat_after)))
+            self.feed.append(asyncio.create_task(social.follow_away(self)))
         elif isinstance(frame, schemas.ActionFrame):
             await self._act(frame)
         elif isinstance(frame, schemas.ChatFrame):
@@ -274,7 +278,7 @@ class Session:
             known = classify(exc)
             if known is None:
                 log.exception("event feed failed")
-            code = CLOSE_NOT_FOUND if known and known[0] == 404 else CLOSE_ERROR
+            code = CLOSE_NOT_FOUND if known and known[0] in (404, 410) else CLOSE_ERROR
             await self._close_soon(code, known[2] if known else "event feed failed", exc)
 
     async def _too_slow(self) -> None:

@@ -4,6 +4,10 @@ Chat rides on the table's socket beside the events: `{"type": "chat", "message":
 each message after the resume's `chat_after` (absent: from now on), then live ones, in seq
 order, without a gap or a repeat (`Chat.follow`, on the process's one XREAD reader, so a
 message posted through any replica reaches every socket of the table).
+
+"Away" rides on it too: after the resume, `{"type": "away", "user_id", "seat", "away"}` for
+every seated player, then one for each change (`AwayFeed.follow`, across replicas), so the
+other players see a minimised app or a lost socket at the seat without asking.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from aiohttp import WSMsgType
 from service.api import schemas
 from service.api.context import charge
 from service.api.errors import classify
+from service.tables.facade import ServiceError
 
 if TYPE_CHECKING:
     from service.api.ws.session import Session
@@ -45,9 +50,26 @@ async def follow_chat(session: Session, after: int | None) -> None:
             log.exception("chat feed failed")
             known = (500, "internal_error", "the chat feed failed; resume to restart it", {})
         status, code, text, extra = known
-        if status == 404:  # the event feed closes the socket with 4404 for the same reason
+        if status in (404, 410):  # the event feed closes the socket with 4404 for it
             return
         await session._send_error(None, status, code, text, **extra)
+
+
+async def follow_away(session: Session) -> None:
+    """Send who is away at the table until cancelled (a failure ends only this feed: the
+    GET view still says it)."""
+    try:
+        async for batch in session.tables.social.away.follow(
+            session.user, session.table_id, session.invite
+        ):
+            for seat in batch:
+                await session.ws.send_frame(_encode({"type": "away", **seat}), WSMsgType.TEXT)
+    except asyncio.CancelledError:
+        raise
+    except ServiceError:  # not theirs to watch: the event feed closes the socket with 4404
+        return
+    except Exception:
+        log.warning("away feed failed at %s", session.table_id, exc_info=True)
 
 
 async def post_chat(session: Session, frame: schemas.ChatFrame) -> None:

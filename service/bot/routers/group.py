@@ -79,7 +79,8 @@ async def on_newtable_group(
         await message.reply(str(exc))
         return
     try:
-        table_id = await tables.create_table(as_user(sender), settings)
+        table_id = await tables.create_table(as_user(sender), settings,
+                                             group_chat_id=message.chat.id)
     except (ServiceError, GameError) as exc:
         log.warning("/newtable in %s failed: %s", message.chat.id, exc)
         await message.reply(texts.newtable_failed())

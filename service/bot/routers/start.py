@@ -16,6 +16,7 @@ from service.bot.keyboards import webapp_keyboard
 from service.bot.links import parse_payload
 from service.bot.menu import set_menu_button
 from service.bot.ports import BotTables
+from service.bot.routers.tournament import send_private_card
 from service.tables.facade import ServiceError
 
 log = logging.getLogger(__name__)
@@ -40,11 +41,15 @@ async def on_start(
     i18n: Catalogs,
 ) -> None:
     """Greet with a Play button; `/start table_<id>` opens that table instead, `/start
-    hand_<id>_<n>` that hand. The chat's menu button opens the web app, labelled in the
-    player's language."""
+    hand_<id>_<n>` that hand, `/start tournament_<id>` shows that tournament's card. The
+    chat's menu button opens the web app, labelled in the player's language."""
     await _menu_button(bot, config, i18n, message.chat.id)
     target = parse_payload(command.args)
-    if target is None or target.kind == "tournament":  # no tournaments here yet: the lobby
+    if target is not None and target.kind == "tournament":
+        if not await send_private_card(message, tables, config, target.id):
+            await _greet(message, config)  # this server runs no tournaments: the lobby
+        return
+    if target is None:
         await _greet(message, config)
         return
     table_id, invite = target.id, target.invite

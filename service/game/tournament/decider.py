@@ -38,6 +38,7 @@ class CreateTournament(TournamentCommand, frozen=True, kw_only=True):
     tournament_id: str
     settings: TournamentSettings
     created_by: int
+    group_chat_id: int | None = None
 
 
 class Register(TournamentCommand, frozen=True, kw_only=True):
@@ -174,7 +175,7 @@ def decide(state: TournamentState | None, c: AnyTournamentCommand) -> list[AnyTo
         return [
             TournamentCreated(
                 tournament_id=c.tournament_id, settings=validated(c.settings),
-                created_by=c.created_by, created_at=c.now,
+                created_by=c.created_by, created_at=c.now, group_chat_id=c.group_chat_id,
             )
         ]
     if state is None:

@@ -57,6 +57,7 @@ class TournamentState:
     hands: int = 0
     level: int = 1
     paid: bool = False
+    group_chat_id: int | None = None  # the Telegram group it was opened in, if any
 
     @property
     def fill_deadline(self) -> float:
@@ -96,6 +97,7 @@ def evolve(state: TournamentState | None, event: AnyTournamentEvent) -> Tourname
             settings=event.settings,
             created_by=event.created_by,
             created_at=event.created_at,
+            group_chat_id=event.group_chat_id,
         )
     assert state is not None, "a tournament's first event is tournament_created"
     replace = dataclasses.replace

@@ -83,16 +83,43 @@ export class Api {
     return this.request("GET", `/api/tables${query}`);
   }
   createTable(settings) { return this.request("POST", "/api/tables", settings); }
-  view(id) { return this.request("GET", path(id)); }
-  seat(id, buyIn) { return this.request("POST", `${path(id)}/seat`, { buy_in: buyIn }); }
+  /** `invite`: a private table's, from its link (docs/API.md, "Private tables"). */
+  view(id, invite = null) {
+    const query = invite ? `?invite=${encodeURIComponent(invite)}` : "";
+    return this.request("GET", `${path(id)}${query}`);
+  }
+  seat(id, buyIn, invite = null) {
+    return this.request("POST", `${path(id)}/seat`, invite ? { buy_in: buyIn, invite }
+      : { buy_in: buyIn });
+  }
   rebuy(id, buyIn) { return this.request("POST", `${path(id)}/rebuy`, { buy_in: buyIn }); }
   leave(id) { return this.request("POST", `${path(id)}/leave`); }
   hands(id, limit) { return this.request("GET", `${path(id)}/hands?limit=${limit}`); }
   audit(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/audit`); }
+  /** Settled hand `hand` step by step: each event with the caller's view at its version. */
+  replay(id, hand) { return this.request("GET", `${path(id)}/hands/${hand}/replay`); }
   /** The hand's self-contained file (docs/FAIRNESS.md) as its text: what the audit screen
    *  checks itself and saves. */
   exportHand(id, hand) {
     return this.request("GET", `${path(id)}/hands/${hand}/export`, undefined, false, true);
+  }
+  /** The readable hand history in the player's language (docs/TRANSCRIPT.md). */
+  transcript(id, hand) {
+    return this.request("GET", `${path(id)}/hands/${hand}/transcript`, undefined, false, true);
+  }
+  /** Links Telegram's client may fetch without our header: {export_url, transcript_url,
+   *  file_names}. */
+  downloadLinks(id, hand) { return this.request("POST", `${path(id)}/hands/${hand}/download`); }
+  /** A prepared message to share (`{kind: "hand", table_id, hand}` or a table's). */
+  share(body) { return this.request("POST", "/api/share", body); }
+  /** A private table's new invite (its host only): the old link stops working. */
+  renewInvite(id) { return this.request("POST", `${path(id)}/invite`); }
+  /** The app's report of Telegram's requestWriteAccess answer. */
+  writeAccess(allowed) { return this.request("POST", "/api/me/write-access", { allowed }); }
+  /** One page of the player's own hands, newest first; `cursor`: the page before's `next`. */
+  myHands(cursor = null, limit = 20) {
+    const query = cursor ? `&cursor=${encodeURIComponent(cursor)}` : "";
+    return this.request("GET", `/api/me/hands?limit=${limit}${query}`);
   }
   seed(id, clientSeed) {
     return this.request("POST", `${path(id)}/seed`, { client_seed: clientSeed });

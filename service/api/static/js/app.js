@@ -4,25 +4,42 @@
 //   table     /?table=<id>                        table.js
 //   history   /?table=<id>&screen=history         history.js
 //   audit     /?table=<id>&screen=audit&hand=<n>  audit.js
+//   replay    /?table=<id>&screen=replay&hand=<n>[&from=table|history|audit|lobby]  replay.js
 //   rules     /?screen=rules                      rules.js
 //   settings  /?screen=settings                   settings.js
+//   my hands  /?screen=myhands                    myhands.js
+//   tournaments  /?screen=tournaments (a lobby tab)  tournaments.js
+//   tournament   /?screen=tournament&id=<id>         tourney.js
+//   leaders   /?screen=leaders&period=week|all (a lobby tab)  leaders.js
+//   profile   /?screen=profile&user=<id>          profile.js
 //   refused   any, once the server refused Telegram's login   refused.js
+// Links (Telegram's start_param, or ?table=&invite=, ?hand=<table>_<n>, ?tournament=) are
+// read by links.js; a hand's and a tournament's go through `routes` below.
+import { askWriteAccess } from "./access.js";
 import { Api } from "./api.js";
 import { AuditScreen } from "./audit.js";
 import {
-  devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser,
-  requestedTable, telegramInitData,
+  devInitData, devUser, insideTelegram, loadTelegram, rememberDevUser, startParams,
+  telegramInitData,
 } from "./auth.js";
 import { h, hideToast, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { HistoryScreen } from "./history.js";
 import { setLanguage, supported, t } from "./i18n.js";
+import { LeadersScreen } from "./leaders.js";
+import { linkQuery, parseQuery, requestedLink } from "./links.js";
 import { Lobby } from "./lobby.js";
+import { MyHandsScreen } from "./myhands.js";
 import { connection } from "./net.js";
+import { ProfileScreen } from "./profile.js";
 import { RefusedScreen } from "./refused.js";
+import { ReplayScreen } from "./replay.js";
 import { RulesScreen } from "./rules.js";
 import { SettingsScreen } from "./settings.js";
+import { shareHand } from "./share.js";
 import { TableScreen } from "./table.js";
+import { TournamentsTab } from "./tournaments.js";
+import { TournamentScreen } from "./tourney.js";
 import { backButton, closingConfirmation, haptic, setupTelegram } from "./telegram.js";
 
 const LANG_KEY = "svara:lang"; // the last language shown here: the first paint uses it
@@ -38,6 +55,16 @@ function telegramLanguage(webApp, initData) {
   }
 }
 
+/** Where "back" leads from a replayer that is the first page: the place named by `from`. */
+function replayParent(params) {
+  const table = `?table=${encodeURIComponent(params.get("table"))}`;
+  const from = params.get("from");
+  if (from === "lobby") return "";
+  if (from === "history") return `${table}&screen=history`;
+  if (from === "audit") return `${table}&screen=audit&hand=${Number(params.get("hand"))}`;
+  return table;
+}
+
 class App {
   constructor() {
     this.screen = document.getElementById("screen");
@@ -51,10 +78,20 @@ class App {
     this.me = null;
     this.refusal = null; // the server refused Telegram's login: nothing else is shown
     this.depth = 0; // pages pushed by this app: "back" may go back through them
+    // Where a link, My hands or a result opens a hand, and a link a tournament: one seat
+    // each, so the screen that shows them can change in one place. A hand opens the replayer;
+    // a tournament its screen (over the lobby: Back leads there).
+    this.routes = {
+      hand: (tableId, hand, options) => this.openReplay(tableId, hand, options),
+      tournament: (id) => this.openTournament(id),
+    };
     this.back.addEventListener("click", () => this.goBack());
     document.getElementById("rules-link").addEventListener("click", () => this.open("?screen=rules"));
     document.getElementById("settings-link").addEventListener("click",
       () => this.open("?screen=settings"));
+    document.getElementById("profile-link").addEventListener("click", () => {
+      if (this.me?.user?.id) this.openProfile(this.me.user.id);
+    });
     window.addEventListener("popstate", () => { this.depth = Math.max(0, this.depth - 1); this.route(); });
     // A socket refused our login (it expired while the app stayed open): ask once over HTTP,
     // which shows the refused screen if the server refuses it there too.
@@ -72,7 +109,8 @@ class App {
     connection.update();
     if (initData || insideTelegram()) {
       if (this.webApp) {
-        setupTelegram(this.webApp, { onBack: () => this.goBack(), onResume: () => this.resume() });
+        setupTelegram(this.webApp, { onBack: () => this.goBack(), onResume: () => this.resume(),
+          onPause: () => this.pause() });
       }
       if (!initData) {
         this.fatal(t("error.no_telegram_login"));
@@ -80,7 +118,7 @@ class App {
       }
       this.api = new Api(initData, null, (err) => this.refused(err));
       await this.loadMe();
-      if (!this.refusal) this.route(requestedTable(this.webApp));
+      if (!this.refusal) this.follow(requestedLink(location.search, startParams(this.webApp)));
       return;
     }
     this.dev = true;
@@ -100,6 +138,9 @@ class App {
     const settings = document.getElementById("settings-link");
     settings.setAttribute("aria-label", t("nav.settings"));
     settings.title = t("nav.settings");
+    const profile = document.getElementById("profile-link");
+    profile.setAttribute("aria-label", t("profile.open"));
+    profile.title = t("profile.open");
     document.title = t("app.name");
     connection.paint();
     return lang;
@@ -166,7 +207,12 @@ class App {
     this.devName = user.name;
     await this.loadMe();
     if (switching) this.open("");
-    else this.route(requestedTable(null));
+    else this.follow(requestedLink(location.search, []));
+  }
+
+  /** The player just sat down: the moment to ask once whether the bot may write to them. */
+  seated() {
+    this.asking = askWriteAccess(this).catch(() => {}); // kept: the tests wait for it
   }
 
   /** The server refused the initData Telegram gave us: say so until the app is closed. */
@@ -182,19 +228,59 @@ class App {
     replace(this.screen, h("div", { class: "panel" }, h("p", {}, message)));
   }
 
-  route(table = undefined) {
+  /** Open what the launch's link asks for (links.js): a table stays at its own address
+   *  (a start_param becomes one), a hand or a tournament opens over the lobby, and a link
+   *  that is not one of ours is the lobby with a message. */
+  follow(link) {
+    const lobby = `${location.pathname}${location.hash}`;
+    if (!link || link.kind === "table") {
+      if (link && !new URLSearchParams(location.search).has("table")) {
+        history.replaceState(null, "", `${location.pathname}${linkQuery(link)}${location.hash}`);
+      }
+      this.route();
+      return;
+    }
+    history.replaceState(null, "", lobby);
+    if (link.kind === "hand") this.routes.hand(link.id, link.hand, { from: "link" });
+    else if (link.kind === "tournament") this.routes.tournament(link.id);
+    else {
+      this.route();
+      toast(t("links.bad"));
+    }
+  }
+
+  route() {
     const params = new URLSearchParams(location.search);
-    const id = table === undefined ? params.get("table") : table;
     const screen = params.get("screen");
     if (screen === "rules") this.show(new RulesScreen(this), "rules");
     else if (this.refusal) this.show(new RefusedScreen(this, this.refusal), "refused");
     else if (!this.api) this.login();
     else if (screen === "settings") this.show(new SettingsScreen(this), "settings");
-    else if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
-    else if (id && screen === "audit") {
-      this.show(new AuditScreen(this, id, Number(params.get("hand"))), "audit");
-    } else if (id) this.show(new TableScreen(this, id), "table");
-    else this.show(new Lobby(this), "lobby");
+    else if (screen === "myhands") this.show(new MyHandsScreen(this), "myhands");
+    else if (screen === "tournaments") this.show(new TournamentsTab(this), "tournaments");
+    else if (screen === "tournament" && params.get("id")) {
+      this.show(new TournamentScreen(this, params.get("id")), "tournament");
+    } else if (screen === "leaders") {
+      this.show(new LeadersScreen(this, { period: params.get("period"),
+        group: params.get("group") }), "leaders");
+    } else if (screen === "profile" && params.get("user")) {
+      this.show(new ProfileScreen(this, params.get("user")), "profile");
+    } else {
+      const link = parseQuery(location.search);
+      if (link && link.kind !== "table") {
+        this.follow(link);
+        return;
+      }
+      const id = link?.id;
+      if (id && screen === "history") this.show(new HistoryScreen(this, id), "history");
+      else if (id && screen === "audit") {
+        this.show(new AuditScreen(this, id, link.screenHand ?? 0), "audit");
+      } else if (id && screen === "replay") {
+        this.show(new ReplayScreen(this, id, link.screenHand ?? 0,
+          { from: params.get("from") || "" }), "replay");
+      } else if (id) this.show(new TableScreen(this, id, { invite: link.invite }), "table");
+      else this.show(new Lobby(this), "lobby");
+    }
   }
 
   /** Go to `query` (e.g. "?table=x"), as a new page of the browser's history. */
@@ -207,11 +293,42 @@ class App {
     this.route();
   }
 
-  openTable(id) { this.open(`?table=${encodeURIComponent(id)}`); }
+  /** `{invite: true}`: open the table's invite sheet once it is drawn (a new private table). */
+  openTable(id, { invite = false } = {}) {
+    this.inviteFor = invite ? id : null;
+    this.open(`?table=${encodeURIComponent(id)}`);
+  }
   openLobby() { this.open(""); }
+  /** The lobby in place of this page (a link that led nowhere): "back" does not return. */
+  toLobby() {
+    history.replaceState(null, "", `${location.pathname}${location.hash}`);
+    this.route();
+  }
+  openMyHands() { this.open("?screen=myhands"); }
+  /** Share settled hand `hand` of `tableId` (share.js): the replayer's Share too. */
+  shareHand(tableId, hand) { return shareHand(this, tableId, hand); }
+  openTournament(id) { this.open(`?screen=tournament&id=${encodeURIComponent(id)}`); }
+  openProfile(userId) { this.open(`?screen=profile&user=${encodeURIComponent(userId)}`); }
+  /** Another lobby tab (`query`: "" the tables): in place, not a new page of the history. */
+  switchTab(query) {
+    history.replaceState(null, "", `${location.pathname}${query}${location.hash}`);
+    this.route();
+  }
   openHistory(id) { this.open(`?table=${encodeURIComponent(id)}&screen=history`); }
   openAudit(id, hand) {
     this.open(`?table=${encodeURIComponent(id)}&screen=audit&hand=${hand}`);
+  }
+
+  /**
+   * The replayer of settled hand `hand` of table `tableId` (a number), as a new page: "back"
+   * (the app's and Telegram's BackButton) returns to where it was opened from. `from` names
+   * that place when the replayer is the first page (a link opened it): "table" (the
+   * default), "history", "audit" or "lobby". Links such as `?hand=` or a start parameter
+   * can call this directly.
+   */
+  openReplay(tableId, hand, { from = "" } = {}) {
+    const back = from ? `&from=${encodeURIComponent(from)}` : "";
+    this.open(`?table=${encodeURIComponent(tableId)}&screen=replay&hand=${Number(hand)}${back}`);
   }
 
   /** Back: through the pages this app opened, else up to the screen's parent. */
@@ -222,7 +339,8 @@ class App {
     }
     const params = new URLSearchParams(location.search);
     const id = params.get("table");
-    const parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    let parent = id && params.get("screen") ? `?table=${encodeURIComponent(id)}` : "";
+    if (id && params.get("screen") === "replay") parent = replayParent(params);
     history.replaceState(null, "", `${location.pathname}${parent}${location.hash}`);
     this.route();
   }
@@ -230,6 +348,11 @@ class App {
   /** Back from the background (Telegram's "activated", or the tab shown again). */
   resume() {
     this.current?.resume?.();
+  }
+
+  /** Into the background (Telegram's "deactivated", or the tab hidden). */
+  pause() {
+    this.current?.pause?.();
   }
 
   unmount() {
@@ -246,9 +369,11 @@ class App {
   show(screen, name) {
     this.unmount();
     document.body.dataset.screen = name;
-    const away = name !== "lobby" && name !== "refused"; // both are where "back" ends
+    // the lobby's tabs and the refused screen are where "back" ends
+    const away = !["lobby", "tournaments", "leaders", "refused"].includes(name);
     // A refused login has no settings to change (they live on the server).
     document.getElementById("settings-link").hidden = name === "refused";
+    document.getElementById("profile-link").hidden = name === "refused" || !this.me;
     this.back.hidden = !away;
     backButton(away);
     this.setTitle(t("app.name"));
@@ -261,5 +386,8 @@ class App {
 
 const app = new App();
 window.svara = app; // handy in the browser console (and the tests)
-document.addEventListener("visibilitychange", () => { if (!document.hidden) app.resume(); });
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) app.pause();
+  else app.resume();
+});
 app.start().catch((err) => toast(String(err)));

@@ -5,13 +5,15 @@
 // (pins.js: hashes, each deal's commitment, the player's own cards). Each check says whether
 // it held, and a failure names the event version and why. The server's own verdict stands
 // beside it, and a disagreement is shown as one. The file can be saved, to check it again
-// anywhere (`svara verify FILE`).
+// anywhere (`svara verify FILE`), with its transcript, and the hand shared.
 import { card } from "./cards.js";
 import { h, replace, who } from "./dom.js";
 import { errorText } from "./errors.js";
+import { downloadButtons } from "./download.js";
 import { dealHands, verifyExport } from "./fair.js";
 import { t, tNodes } from "./i18n.js";
 import { cardsSeen, pinsFor } from "./pins.js";
+import { shareButton } from "./share.js";
 
 const NAMES = {
   chain: "audit.check.chain", pins: "audit.check.pins", commitment: "audit.check.commitment",
@@ -19,7 +21,7 @@ const NAMES = {
   scores: "audit.check.scores", winner: "audit.check.winner", chips: "audit.check.chips",
   replay: "audit.check.replay", yours: "audit.check.yours",
 };
-const checkName = (check) => (NAMES[check] ? t(NAMES[check]) : check);
+export const checkName = (check) => (NAMES[check] ? t(NAMES[check]) : check);
 const sameCards = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 function eventData(entry) {
@@ -119,7 +121,8 @@ export class AuditScreen {
       return;
     }
     const own = await this.check(file.value);
-    replace(this.root, this.verdict(own), this.serverPanel(server, own.result ? own.ok : null),
+    replace(this.root, this.verdict(own), this.watch(),
+      this.serverPanel(server, own.result ? own.ok : null),
       own.result ? own.result.deals.map((d) => this.deal(d, own)) : null,
       this.download(file.value));
   }
@@ -243,19 +246,19 @@ export class AuditScreen {
           mine.ok ? t("audit.yours_same") : t("audit.yours_other")))) : null);
   }
 
-  /** Save the file exactly as the server sent it. */
+  /** The hand step by step in the replayer ("back" returns here). */
+  watch() {
+    return h("p", { class: "audit-links" }, h("button", { type: "button", class: "secondary",
+      dataset: { action: "replay" },
+      onclick: () => this.app.openReplay(this.tableId, this.hand, { from: "audit" }) },
+    t("replay.watch")));
+  }
+
+  /** Save the file exactly as the server sent it, or its transcript; share the hand. */
   download(text) {
-    const name = `svara-${this.tableId}-hand-${this.hand}.json`;
     return h("section", { class: "panel download" },
-      h("button", { type: "button", class: "secondary", id: "download",
-        dataset: { action: "download" }, onclick: () => {
-          const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-          const a = h("a", { href: url, download: name, hidden: true });
-          document.body.append(a);
-          a.click();
-          a.remove();
-          setTimeout(() => URL.revokeObjectURL(url), 60_000);
-        } }, t("audit.download")),
+      h("div", { class: "hand-tools" }, downloadButtons(this.app, this.tableId, this.hand, text),
+        shareButton(this.app, this.tableId, this.hand)),
       h("p", { class: "muted" }, tNodes("audit.download_hint", {
         command: h("code", { class: "inline", dir: "ltr", translate: "no" }, "svara verify") })));
   }

@@ -39,14 +39,12 @@ export function telegramInitData(webApp) {
   return webApp?.initData || hashParams().get("tgWebAppData") || "";
 }
 
-/** The table a link asked for: `?table=<id>` or the Mini App start_param `table_<id>`. */
-export function requestedTable(webApp) {
-  const query = new URLSearchParams(location.search);
-  const direct = query.get("table");
-  if (direct) return direct;
-  const start = webApp?.initDataUnsafe?.start_param || query.get("tgWebAppStartParam")
-    || new URLSearchParams(telegramInitData(webApp)).get("start_param") || "";
-  return start.startsWith("table_") ? start.slice("table_".length) : null;
+/** Telegram's start_param of this launch, wherever it travelled: as the script parsed it,
+ *  in the URL fragment, or inside the signed initData (links.js reads it). */
+export function startParams(webApp) {
+  return [webApp?.initDataUnsafe?.start_param, hashParams().get("tgWebAppStartParam"),
+    new URLSearchParams(location.search).get("tgWebAppStartParam"),
+    new URLSearchParams(telegramInitData(webApp)).get("start_param")];
 }
 
 // --- dev mode: a test user of the person's choosing, remembered in localStorage ---------

@@ -12,6 +12,7 @@ import { num, t, tNodes } from "./i18n.js";
 import { buyInForm } from "./lobby.js";
 import { connection } from "./net.js";
 import { myNotice, seatNames } from "./panels.js";
+import { tourneyBarNote } from "./tourneytable.js";
 
 const ORDER = ["sit_in", "join_svara", "skip_svara", "fold", "pass", "call", "blind", "raise", "look"];
 const QUIET = new Set(["fold", "pass", "skip_svara"]); // the buttons that give up something
@@ -38,12 +39,12 @@ export function actionBar(s, v, me) {
     // buying in again stands up and sits down: not a spectator for that moment
     content.push(h("p", { class: "bar-status waiting" }, t("bar.sending")));
   } else if (!me) {
-    content.push(sitDown(s, v));
+    content.push(v.tournament ? tourneyBarNote(v, "watching") : sitDown(s, v));
   } else {
     const out = busted(v);
     if (!out) content.push(myRow(s, v, me, you));
     content.push(myNotice(v, { busted: out }));
-    if (out) content.push(rebuy(s, v, me));
+    if (out) content.push(v.tournament ? tourneyBarNote(v, "out") : rebuy(s, v, me));
     else content.push(actions(s, v, you));
   }
   const pending = s.outbox.pending;
@@ -192,10 +193,13 @@ export function paintBar(s) {
   }
 }
 
-/** The page leaves room at its bottom for the fixed action bar, whatever its height. */
+/** The page leaves room at its bottom for the fixed action bar, whatever its height; the
+ *  bar is never taller than what the header leaves (table.css). */
 export function sizeBar(root) {
   const bar = root.querySelector(".action-bar");
   const space = root.querySelector(".bar-space");
+  const header = document.querySelector("header.bar");
+  if (bar && header) bar.style.setProperty("--head-h", `${header.offsetHeight}px`);
   if (bar && space) space.style.height = `${bar.offsetHeight + 8}px`;
 }
 
@@ -209,9 +213,10 @@ function sitDown(s, v) {
   return h("div", { class: "bar-actions" },
     h("p", { class: "bar-status" }, t("bar.watching")),
     buyInForm({ low, high, balance, me: s.app.me, submit: async (amount) => {
-      s.view = await s.app.api.seat(s.tableId, amount);
+      s.view = await s.app.api.seat(s.tableId, amount, s.invite);
       s.app.me = await s.app.api.me().catch(() => s.app.me);
       s.render();
+      s.app.seated();
     } }));
 }
 

@@ -38,6 +38,10 @@
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
 //        A file that is not an export (or is damaged beyond reading, or holds an event that
 //        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//   traceExport(exportJson)                           -> [{version, type, data, pot, stacks,
+//        folded, deal, turn, participants}]: the same replay as verifyExport's, the state
+//        after each event of the file (stacks {"<seat>": chips}; turn from the events' own
+//        `turn`, deadlines, and showdowns); no verdict (verifyExport gives that)
 //   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
 
 const ZERO_HASH = "0".repeat(64);
@@ -88,7 +92,8 @@ export const EVENT_SCHEMA = {
   table_created: { table_id: ["str", REQUIRED], settings: [SETTINGS, REQUIRED],
     created_by: ["int", REQUIRED], created_at: ["float", OPTIONAL],
     next_commitment: ["str", OPTIONAL], idle_close_seconds: ["float", OPTIONAL],
-    name: ["str", OPTIONAL], private: ["bool", OPTIONAL], tournament_id: ["str", OPTIONAL] },
+    name: ["str", OPTIONAL], private: ["bool", OPTIONAL], tournament_id: ["str", OPTIONAL],
+    group_chat_id: [["nullable", "int"], OPTIONAL] },
   seed_drawn: { commitment: ["str", REQUIRED], seed: ["str", REQUIRED] },
   client_seed_set: { ...PLAYER, client_seed: ["str", REQUIRED] },
   player_seated: { ...PLAYER, name: ["str", REQUIRED], buy_in: ["int", REQUIRED],
@@ -504,6 +509,7 @@ class Replay {
     this.x = x; this.f = f;
     const s = x.settings;
     this.ante = Number(s.ante || 0);
+    this.pendingAnte = 0;
     this.rakePercent = Number(s.rake_percent || 0);
     this.scoring = { jokerPair: s.joker_pair || "sum", natural777: Number(s.natural_777 || 34) };
     this.svaraRule = s.svara || "play";
@@ -522,7 +528,9 @@ class Replay {
     this.seeds = new Map(); this.settled = null;
   }
 
-  run() {
+  /** `onStep(e)` (optional) hears of each event once it is folded in: it reads the state and
+   *  changes nothing, so the checks are the same with or without it. */
+  run(onStep = null) {
     for (const e of this.x.events) {
       // (readExport held every event to the schema)
       const handler = this[`on_${e.type}`];
@@ -533,6 +541,7 @@ class Replay {
       try { handler.call(this, e, e.data); } catch (err) {
         this.f.fail("chain", e.version, `the event lacks what it must carry (${err.message})`);
       }
+      if (onStep) onStep(e);
     }
   }
 
@@ -588,12 +597,28 @@ class Replay {
       return;
     }
     this.pot = 0;
+    if (this.pendingAnte) { this.ante = this.pendingAnte; this.pendingAnte = 0; }
     this.newDeal(e, 1, d.participants.map(Number));
   }
   on_svara_deal_started(e, d) { this.newDeal(e, Number(d.deal), d.participants.map(Number)); }
+  on_ante_changed(e, d) {
+    // a tournament table's ante rises between hands; the antes after it pay the new one
+    // it counts from the next hand dealt: a hand in play keeps its ante and svara fee
+    if (!(Number(d.ante) > 0) || !(Number(d.level) >= 1)) {
+      this.f.fail("chips", e.version, `an ante of ${d.ante} at level ${d.level}`);
+    }
+    this.pendingAnte = Number(d.ante);
+  }
   on_antes_paid(e, d) {
     if (d.ante !== this.ante) this.f.fail("chips", e.version, `an ante of ${d.ante}; the table's is ${this.ante}`);
-    for (const s of d.seats) this.pay(e, Number(s), Number(d.ante));
+    const short = d.short || {};
+    for (const s of d.seats) {  // a tournament stack below the ante pays all it has
+      const paid = short[String(s)];
+      if (paid !== undefined && !(paid >= 0 && paid < d.ante)) {
+        this.f.fail("chips", e.version, `seat ${s} pays ${paid} of an ante of ${d.ante}`);
+      }
+      this.pay(e, Number(s), paid !== undefined ? Number(paid) : Number(d.ante));
+    }
     if (d.pot !== this.pot) this.f.fail("chips", e.version, `the pot after the antes is ${this.pot}, not ${d.pot}`);
   }
   on_cards_dealt(e, d) {
@@ -839,4 +864,32 @@ export async function verifyExport(exportJson, pins) {
     results.push({ ...first, ok: false });
   }
   return { ok: f.failures.length === 0, results, failures: f.failures, deals };
+}
+
+// Whose turn an event leaves it to, from the event alone: a betting event names the next
+// seat to act (`turn`), a deadline names its seat, and a showdown, a svara's window or the
+// settlement leave nobody to act (undefined: the event says nothing of the turn).
+const NO_TURN = new Set(["showdown", "svara_started", "hand_settled", "hand_started",
+  "svara_deal_started"]);
+function turnAfter(e, before) {
+  const d = e.data || {};
+  if (e.type === "turn_deadline_set") return Number(d.seat);
+  if (has(d, "turn")) return d.turn === null ? null : Number(d.turn);
+  if (NO_TURN.has(e.type)) return null;
+  return before;
+}
+
+export async function traceExport(exportJson) {
+  const x = readExport(exportJson);
+  const replay = new Replay(x, new Findings());
+  const steps = [];
+  let turn = null;
+  replay.run((e) => {
+    turn = turnAfter(e, turn);
+    steps.push({ version: e.version, type: e.type, data: e.data, pot: replay.pot,
+      stacks: Object.fromEntries([...replay.stacks].map(([s, v]) => [String(s), v])),
+      folded: [...replay.folded], deal: replay.deal ? replay.deal.deal : null, turn,
+      participants: replay.deal ? [...replay.deal.participants] : [] });
+  });
+  return steps;
 }

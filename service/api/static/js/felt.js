@@ -45,8 +45,17 @@ function placeWide(n, mine, max) {
   return { x: 50 + rx * Math.cos(angle), y: 50 + ry * Math.sin(angle) };
 }
 
-/** A seat's place as style: left/top on a tall felt, --wx/--wy on a wide one (app.css). */
+/** A seat's place as style: left/top on a tall felt, --wx/--wy on a wide one (app.css);
+ *  kept once worked out (the replayer draws the felt at every step). */
+const PLACES = new Map();
 function at(n, mine, max) {
+  const key = `${n}:${mine}:${max}`;
+  if (!PLACES.has(key)) PLACES.set(key, placeAt(n, mine, max));
+  const { pos, style } = PLACES.get(key);
+  return { pos, style: { ...style } };
+}
+
+function placeAt(n, mine, max) {
   const pos = place(n, mine, max);
   const wide = placeWide(n, mine, max);
   return { pos, style: { left: `${pos.x}%`, top: `${pos.y}%`,

@@ -1,5 +1,5 @@
 // A table's hand history: the last hands, newest first, each with its winner, pot, every
-// shown hand and its score, and a way to check it (its audit).
+// shown hand and its score, a way to check it (its audit) and to watch it again (the replayer).
 import { h, replace } from "./dom.js";
 import { errorText } from "./errors.js";
 import { t } from "./i18n.js";
@@ -31,6 +31,8 @@ export class HistoryScreen {
       h("p", { class: "muted" }, hands.length ? t("history.count", { count: hands.length })
         : t("history.none")),
       hands.map((r) => resultPanel(r, { me, compact: true,
-        onAudit: () => this.app.openAudit(this.tableId, r.number) })));
+        onAudit: () => this.app.openAudit(this.tableId, r.number),
+        onShare: () => this.app.shareHand(this.tableId, r.number),
+        onReplay: () => this.app.openReplay(this.tableId, r.number, { from: "history" }) })));
   }
 }

@@ -1,10 +1,12 @@
 // The lobby: your chips (and when free chips come if there are none), the tables by host and
 // stakes (join with a buy-in bounded by your wallet, or watch), and a new table.
 import { ApiError } from "./api.js";
+import { playersLine } from "./avatars.js";
 import { amountPicker } from "./controls.js";
 import { clamp, h, replace, toast, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, fromNow, num, t, tNodes } from "./i18n.js";
+import { lobbyTabs } from "./tabs.js";
 
 const ANTES = [5, 10, 25, 50, 100];
 
@@ -21,9 +23,10 @@ function select(name, options) {
   return h("select", { name }, options.map(([value, text]) => h("option", { value }, text)));
 }
 
-/** "Ana's table", "Practice table": what a table is called (never its id). `number` tells
- * apart the house's practice tables where the lobby lists more than one. */
-export function tableName({ host, practice }, number = 0) {
+/** The name its host gave it, "Ana's table", "Practice table": what a table is called (never
+ * its id). `number` tells apart the house's practice tables where the lobby lists more than one. */
+export function tableName({ name, host, practice }, number = 0) {
+  if (name) return [who(name)];
   if (host) return tNodes("table.of_host", { name: who(host) });
   if (practice && number) return [t("table.practice_n", { n: number })];
   return [practice ? t("table.practice") : t("table.open")];
@@ -55,7 +58,7 @@ export class Lobby {
 
   mount(screen) {
     replace(screen, this.root);
-    if (this.me) replace(this.root, this.wallet(this.me));
+    replace(this.root, lobbyTabs(this.app, "tables"), this.me && this.wallet(this.me));
     this.refresh();
     this.timer = setInterval(() => {
       // Never redraw under someone's fingers: skip while they type or pick a buy-in.
@@ -85,7 +88,7 @@ export class Lobby {
     this.app.me = me;
     if (!this.form) this.form = this.createForm(me.balance); // built once: keeps what was typed
     else this.form.syncWallet(me.balance);
-    replace(this.root, this.wallet(me), this.tableList(list.tables, new Set(me.tables), list.next),
+    replace(this.root, lobbyTabs(this.app, "tables"), this.wallet(me), this.tableList(list.tables, new Set(me.tables), list.next),
       this.form);
   }
 
@@ -116,7 +119,9 @@ export class Lobby {
         h("strong", { id: "balance" }, num(me.balance))),
       h("div", { class: "wallet-who" }, h("small", { class: "muted" }, t("wallet.playing_as")),
         h("span", { class: "name" }, who(me.user.name))),
-      note && h("p", { class: "topup", id: "topup" }, note));
+      note && h("p", { class: "topup", id: "topup" }, note),
+      h("button", { type: "button", class: "link my-hands-link", id: "my-hands-link",
+        dataset: { action: "myhands" }, onclick: () => this.app.openMyHands() }, t("myhands.open")));
   }
 
   tableList(tables, mine, next) {
@@ -142,7 +147,9 @@ export class Lobby {
         h("strong", { class: "table-name" },
           tableName(tb, this.practiceNumbers?.get(tb.table_id) ?? 0)),
         h("div", { class: "muted" }, stakes(tb), " · ",
-          t("lobby.seats", { seated: tb.seated, max: tb.max_seats }), " · ", phase),
+          t("lobby.seats_free", { free: tb.seats_free ?? Math.max(0, tb.max_seats - tb.seated),
+            max: tb.max_seats }), " · ", phase),
+        playersLine(tb.players),
         seated && h("span", { class: "badge mine" }, t("lobby.you_are_in"))),
       h("div", { class: "table-actions" },
         seated
@@ -171,6 +178,7 @@ export class Lobby {
       submit: async (amount) => {
         await this.app.api.seat(tb.table_id, amount);
         this.joining = null;
+        this.app.seated();
         this.app.openTable(tb.table_id);
       } }));
   }
@@ -203,13 +211,22 @@ export class Lobby {
       type: "button", class: "quick", dataset: { ante: v },
       onclick: () => { ante.value = v; paintBuyIn(); } }, num(v))));
     ante.addEventListener("input", paintBuyIn);
+    const nameError = h("p", { class: "field-error", id: "name-error", role: "alert", hidden: true });
+    const name = h("input", { name: "table_name", maxlength: 64, autocomplete: "off", dir: "auto",
+      placeholder: t("create.name_placeholder"), "aria-describedby": "name-error",
+      oninput: () => { nameError.hidden = true; } });
+    const friends = h("label", { class: "toggle", dataset: { field: "private" } },
+      h("input", { type: "checkbox", name: "private", role: "switch" }),
+      h("span", { class: "toggle-text" }, h("strong", {}, t("create.private")),
+        h("small", {}, t("create.private_hint"))));
     const form = h("form", { class: "panel create", onsubmit: (e) => this.create(e, form, () => picker) },
       h("h2", {}, t("create.title")),
+      field(t("create.name"), name, t("create.name_hint")), nameError,
       field(t("create.ante"), h("div", { class: "ante-pick" }, quickAntes, ante), t("create.ante_hint")),
       h("div", { class: "grid" },
         field(t("create.seats"), number("max_seats", 6, 2, 10)),
         field(t("create.bots"), number("practice_bots", 2, 0, 9), t("create.bots_hint"))),
-      buyIn, shortNote,
+      buyIn, shortNote, friends,
       h("details", {},
         h("summary", {}, t("create.more")),
         h("div", { class: "grid" },
@@ -229,6 +246,11 @@ export class Lobby {
             ["30", num(30)]])),
         )),
       submit);
+    form.nameError = (message) => {
+      nameError.textContent = message;
+      nameError.hidden = false;
+      name.focus();
+    };
     form.syncWallet = (n) => { if (n !== wallet) { wallet = n; paintBuyIn(); } };
     paintBuyIn();
     return form;
@@ -243,18 +265,28 @@ export class Lobby {
       const data = new FormData(form);
       const settings = {};
       for (const [key, raw] of data.entries()) {
-        if (raw === "" || key === "buy_in") continue;
+        if (raw === "" || ["buy_in", "table_name", "private"].includes(key)) continue;
         settings[key] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
       }
+      // The server counts characters (code points) after trimming, as Array.from does.
+      const name = String(data.get("table_name") || "").trim();
+      if (Array.from(name).length > 32) {
+        form.nameError(t("create.name_long"));
+        return;
+      }
+      if (name) settings.name = name;
+      if (data.get("private")) settings.private = true;
       const { table_id: tableId } = await this.app.api.createTable(settings);
       try {
         await this.app.api.seat(tableId, picker().value);
+        this.app.seated();
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         toast(errorText(err));
       }
-      this.app.openTable(tableId);
+      this.app.openTable(tableId, { invite: Boolean(settings.private) });
     } catch (err) {
+      if (err.code === "invalid_name") form.nameError(errorText(err));
       toast(errorText(err));
     } finally {
       submit.disabled = false;

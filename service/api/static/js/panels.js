@@ -158,9 +158,11 @@ export function outcome(r, names, me = null, stake = undefined) {
 /**
  * The result of a settled hand, in the shape of GET /hands (a history entry): winners and
  * what they won, why, every shown hand with its score, svaras, timeouts, and the ways to
- * check it. `stake`: what `me` put in, when this page saw the whole hand.
+ * check it (`onAudit`) and watch it again (`onReplay`). `stake`: what `me` put in, when this
+ * page saw the whole hand.
  */
-export function resultPanel(r, { me = null, stake, onAudit, onHistory, compact = false } = {}) {
+export function resultPanel(r, { me = null, stake, onAudit, onShare, onHistory, onReplay,
+  compact = false } = {}) {
   if (!r) return null;
   const names = r.names || {};
   const { headline, detail, iWon } = outcome(r, names, me, stake);
@@ -195,8 +197,12 @@ export function resultPanel(r, { me = null, stake, onAudit, onHistory, compact =
   capped ? h("p", { class: "capped", id: "capped" }, t("result.capped")) : null,
   shownBlock, svaras, timeouts,
   h("div", { class: "result-links" },
+    onReplay && h("button", { type: "button", class: "link", dataset: { action: "replay" },
+      onclick: onReplay }, t("replay.watch")),
     onAudit && h("button", { type: "button", class: "link", dataset: { action: "audit" },
       onclick: onAudit }, t("result.check")),
+    onShare && h("button", { type: "button", class: "link", dataset: { action: "share" },
+      onclick: onShare }, t("share.hand")),
     onHistory && h("button", { type: "button", class: "link", dataset: { action: "history" },
       onclick: onHistory }, t("result.history"))));
 }

@@ -7,6 +7,10 @@
 //     closed reconnects at once, and an open one must answer a ping within a second or is
 //     replaced, so the table is current again in under a second;
 //   - pings: one unanswered for 8 s (a network that died silently) drops the socket.
+// The quick chat rides along: each resume asks for the messages after the last seq seen
+// (`chat_after`), so a reconnect neither repeats nor skips one, and a seq already seen is
+// dropped all the same. The app being minimised is told as `{"type": "away"}` (and again
+// after a reconnect); the server's away frames about the players go to `onAway`.
 import { connection } from "./net.js";
 
 const CLOSE_UNAUTHORIZED = 4401;
@@ -16,13 +20,18 @@ const TIMING = { pingEveryMs: 20000, pongWithinMs: 8000, resumeCheckMs: 1000,
   ...(window.svaraSocketTiming || {}) };
 
 export class TableSocket {
-  constructor({ tableId, initData, after, onEvent, onLive, onFatal }) {
+  constructor({ tableId, initData, after, onEvent, onLive, onFatal, onChat, onAway, invite = null }) {
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link
     this.initData = initData;
     this.after = after;
     this.onEvent = onEvent;
     this.onLive = onLive || (() => {});
     this.onFatal = onFatal || (() => {});
+    this.onChat = onChat || (() => {});
+    this.onAway = onAway || (() => {});
+    this.chatAfter = 0; // the newest chat seq seen (0: the messages the table keeps, then live)
+    this.away = false; // the app is minimised
     this.ws = null;
     this.open = false;
     this.stopped = false;
@@ -113,7 +122,9 @@ export class TableSocket {
     this.ws = ws;
     this.open = false;
     connection.socketState("connecting");
-    ws.onopen = () => ws.send(JSON.stringify({ type: "auth", init_data: this.initData() }));
+    ws.onopen = () => ws.send(JSON.stringify(this.invite
+      ? { type: "auth", init_data: this.initData(), invite: this.invite }
+      : { type: "auth", init_data: this.initData() }));
     ws.onmessage = (msg) => this.receive(ws, msg.data);
     ws.onclose = (event) => {
       if (this.ws !== ws || this.stopped) return;
@@ -149,13 +160,30 @@ export class TableSocket {
       this.open = true;
       this.startPings();
       // views: each event frame also brings our view at its version (no GET per event).
-      ws.send(JSON.stringify({ type: "resume", after: this.after, views: true }));
+      ws.send(JSON.stringify({ type: "resume", after: this.after, views: true,
+        chat_after: this.chatAfter }));
+      if (this.away) ws.send(JSON.stringify({ type: "away", away: true }));
       connection.socketState("open");
       this.onLive();
     } else if (frame.type === "event") {
       if (frame.version <= this.after) return; // already seen (a resume overlap): skip
       this.after = frame.version;
       this.onEvent(frame.event || { version: frame.version }, frame.view || null);
+    } else if (frame.type === "chat" && frame.message) {
+      if (!(frame.message.seq > this.chatAfter)) return; // seen already: skip
+      this.chatAfter = frame.message.seq;
+      this.onChat(frame.message);
+    } else if (frame.type === "away" && typeof frame.user_id === "number") {
+      this.onAway(frame);
+    }
+  }
+
+  /** The app was minimised (true) or brought back: the other players see it at the seat. */
+  setAway(away) {
+    if (this.away === away) return;
+    this.away = away;
+    if (this.open && this.ws?.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: "away", away }));
     }
   }
 }

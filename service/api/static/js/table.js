@@ -9,6 +9,7 @@
 // it are drawn by tablepage.js.
 import { h, replace, toast } from "./dom.js";
 import { actionBar, mySeat, paintBar, sizeBar } from "./bar.js";
+import { TableChat } from "./chat.js";
 import { feel } from "./effects.js";
 import { errorText } from "./errors.js";
 import { logEvent, partialLog, settledResult, startLog } from "./handlog.js";
@@ -21,15 +22,18 @@ import { keepEvent, keepView } from "./pins.js";
 import { clientSeed, delivered, owed } from "./seed.js";
 import { TableSocket } from "./socket.js";
 import { play } from "./sound.js";
+import { inviteSheet } from "./invite.js";
 import { infoSheet, tablePage } from "./tablepage.js";
 import { closingConfirmation } from "./telegram.js";
+import { tourneyStrip, tourneySubtitle } from "./tourneytable.js";
 
 const RECENT = 3; // seconds: older events (a catch-up) make no sound and fly no chips
 
 export class TableScreen {
-  constructor(app, tableId) {
+  constructor(app, tableId, { invite = null } = {}) {
     this.app = app;
     this.tableId = tableId;
+    this.invite = invite; // a private table's, from its link: to watch it and sit down
     this.view = null;
     this.result = null; // the last settled hand, in GET /hands's shape
     this.log = null; // what the events said of the hand being played: {number, showdowns, ...}
@@ -51,6 +55,13 @@ export class TableScreen {
     this.refreshing = null;
     this.again = false;
     this.unlisten = null;
+    this.chat = new TableChat(this);
+    // a seat (a person's, not a practice bot's) opens that player's profile
+    this.root.addEventListener("click", (e) => {
+      const el = e.target.closest?.(".felt .seat[data-seat]");
+      const seat = el && this.view?.seats.find((x) => String(x.seat) === el.dataset.seat);
+      if (seat && seat.user_id > 0 && seat.user_id !== this.app.me?.user?.id) this.app.openProfile(seat.user_id);
+    });
   }
 
   async mount(screen) {
@@ -58,8 +69,14 @@ export class TableScreen {
     document.body.append(this.fx);
     replace(this.root, h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     try {
-      this.view = await this.app.api.view(this.tableId);
+      this.view = this.keepInvite(await this.app.api.view(this.tableId, this.invite));
     } catch (err) {
+      if (err.status === 404 && this.invite) {
+        // A link whose invite is wrong or was replaced: back to the lobby, saying why.
+        this.app.toLobby();
+        toast(err.code === "invite_revoked" ? t("invite.revoked") : t("invite.invalid"));
+        return;
+      }
       replace(this.root, h("div", { class: "panel" }, h("p", {}, errorText(err)),
         h("button", { type: "button", onclick: () => this.app.openLobby() }, t("table.to_lobby"))));
       return;
@@ -70,15 +87,30 @@ export class TableScreen {
     this.loadLastResult();
     this.socket = new TableSocket({
       tableId: this.tableId, initData: () => this.app.initData, after: this.view.version,
+      invite: this.invite,
       onEvent: (event, view) => this.onEvent(event, view),
       onLive: () => this.outbox.resend(),
       onFatal: (why) => this.socketRefused(why),
+      onChat: (message) => this.chat.receive(message),
+      onAway: (frame) => this.chat.awayFrame(frame),
     }).start();
+    this.chat.load();
     this.unlisten = connection.listen((state) => {
       if (state !== "offline") this.outbox.resend();
       this.paintBar();
     });
     this.clock = setInterval(() => this.tick(), 250);
+    if (this.app.inviteFor === this.tableId) {
+      this.app.inviteFor = null;
+      this.openInvite(); // a private table just made: its link first
+    }
+  }
+
+  /** Its creator's view of a private table carries the current invite: what the host's
+   *  link (and the sheet) carries. */
+  keepInvite(view) {
+    if (view?.invite) this.invite = view.invite;
+    return view;
   }
 
   unmount() {
@@ -87,6 +119,7 @@ export class TableScreen {
     clearTimeout(this.viewTimer);
     this.outbox.stop();
     if (this.socket) this.socket.stop();
+    this.chat.stop();
     if (this.unlisten) this.unlisten();
     this.fx.remove();
     closingConfirmation(false);
@@ -94,8 +127,14 @@ export class TableScreen {
 
   /** Back from the background: fetch the view now (the socket catches up meanwhile). */
   resume() {
+    this.socket?.setAway(false);
     this.socket?.wake();
     this.refresh();
+  }
+
+  /** Minimised (Telegram's "deactivated", the tab hidden): the others see us away. */
+  pause() {
+    this.socket?.setAway(true);
   }
 
   /** The feed refused our initData: in dev mode renew it (any API call does) and go on. */
@@ -206,7 +245,7 @@ export class TableScreen {
       do {
         this.again = false;
         try {
-          this.show(await this.app.api.view(this.tableId));
+          this.show(this.keepInvite(await this.app.api.view(this.tableId, this.invite)));
         } catch (err) {
           if (err.code !== "network") toast(errorText(err));
         }
@@ -254,25 +293,30 @@ export class TableScreen {
     }
     const focused = document.activeElement?.dataset?.amount;
     const me = this.mySeat(v);
-    this.app.setTitle(tableName({ host: v.host, practice: v.seats.some((s) => s.user_id < 0) }),
-      stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
+    this.app.setTitle(v.tournament ? t("tourney.table_badge")
+      : tableName({ name: v.name, host: v.host, practice: v.seats.some((s) => s.user_id < 0) }),
+    v.tournament ? tourneySubtitle(v) : stakes({ ante: v.settings?.ante, bet_unit: v.settings?.bet_unit }));
     const hv = v.hand;
     const seat = v.you?.seat ?? null;
     // known when this page saw the whole hand, or its first deal's chips in a view
     const stake = this.result?.stakes?.[seat]
       ?? (this.stakes?.number === this.result?.number ? this.stakes?.paid[seat] : undefined);
-    replace(this.root, ...tablePage(v, {
+    replace(this.root, tourneyStrip(v, this.app), ...tablePage(v, {
       me, result: this.result, line: this.line, stake, leaveArmed: this.leaveArmed,
       dealKey: hv && this.dealSeen.has(`${hv.number}:${hv.deal}`) ? `${hv.number}:${hv.deal}` : null,
       onInfo: () => this.openInfo(),
+      onInvite: () => this.openInvite(),
       onLeave: () => this.leave(),
       onAudit: () => this.app.openAudit(this.tableId, this.result.number),
+      onShare: () => this.app.shareHand(this.tableId, this.result.number),
+      onReplay: () => this.app.openReplay(this.tableId, this.result.number, { from: "table" }),
       onHistory: () => this.app.openHistory(this.tableId),
     }), actionBar(this, v, me), this.sheet);
     closingConfirmation(Boolean(me && hv && hv.phase !== "settled" && me.in_hand));
     this.tick();
     if (focused) this.root.querySelector(`input[data-amount="${focused}"]`)?.focus();
     sizeBar(this.root);
+    this.chat.paint();
   }
 
   /** The commitment behind the felt's info button: what it is and how to check it. */
@@ -281,6 +325,13 @@ export class TableScreen {
     if (!hv) return;
     const close = () => { this.sheet = null; this.render(); };
     this.sheet = infoSheet(hv, { close, onHistory: () => this.app.openHistory(this.tableId) });
+    this.render();
+  }
+
+  /** "Invite friends": the table's link and card to share (its host may make a new link). */
+  openInvite() {
+    const close = () => { this.sheet = null; this.render(); };
+    this.sheet = inviteSheet(this, { close });
     this.render();
   }
 
@@ -328,7 +379,8 @@ export class TableScreen {
     const me = this.mySeat();
     const hv = this.view.hand;
     const playing = hv && hv.phase !== "settled" && me && me.in_hand;
-    if (playing && !this.leaveArmed) {
+    // a tournament's leave forfeits the place: always asked twice
+    if ((playing || this.view.tournament) && !this.leaveArmed) {
       this.leaveArmed = true; // survives re-renders until it times out
       this.render();
       setTimeout(() => { this.leaveArmed = false; if (this.view) this.render(); }, 4000);

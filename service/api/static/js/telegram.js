@@ -32,8 +32,9 @@ function viewport() {
   }
 }
 
-/** Make the page at home in Telegram; `onResume` runs when Telegram brings it back. */
-export function setupTelegram(tg, { onBack, onResume }) {
+/** Make the page at home in Telegram; `onResume` runs when Telegram brings it back,
+ *  `onPause` when it minimises it. */
+export function setupTelegram(tg, { onBack, onResume, onPause }) {
   webApp = tg;
   root.classList.add("telegram");
   tg.ready?.();
@@ -47,6 +48,7 @@ export function setupTelegram(tg, { onBack, onResume }) {
   tg.onEvent?.("contentSafeAreaChanged", insets);
   tg.onEvent?.("viewportChanged", viewport);
   tg.onEvent?.("activated", onResume);
+  tg.onEvent?.("deactivated", onPause); // minimised (Bot API 8.0): the table shows us away
   tg.BackButton?.onClick(onBack);
 }
 
@@ -73,4 +75,18 @@ export function haptic(kind) {
   else if (kind === "win") feedback.notificationOccurred?.("success");
   else if (kind === "error") feedback.notificationOccurred?.("error");
   else feedback.selectionChanged?.();
+}
+
+/** Telegram's WebApp when the page runs inside Telegram and its script loaded, and whether
+ *  its client speaks Bot API `version` (shareMessage and downloadFile came with 8.0). */
+export function telegramApp() {
+  return webApp;
+}
+
+export function versionAtLeast(version) {
+  try {
+    return Boolean(webApp?.isVersionAtLeast?.(version));
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,187 @@
+"""What one step of the hand replayer (js/replay.js) costs on the main thread, in Debian's
+headless Chromium with the CPU slowed down 4 times (CDP Emulation.setCPUThrottlingRate), as on
+a cheap phone:
+
+    python3 bench/bench_replayer.py [--rate 4] [--rounds 5]
+
+The hand: the svara of docs/verifier-corpus (40 events, several deals), its table's stored log
+written into the embedded store, its replay and export answered by the service itself. The page
+loads the app's own stylesheets and modules and mounts the replayer with that hand's replay
+and export (the answers of GET .../replay and .../export); then, for every step of the hand,
+both modes, `rounds` times over: performance.now() around `show(step)` plus a forced layout
+(the felt drawn, the list and the bar updated, style and layout done), p50 / p99 / max in ms,
+of every step and of each step's best round (what the step costs when no other process
+takes the CPU from it: the figure for a shared machine), and the main thread's CPU time of
+each step from a trace (its thread clock; with `--rate 1` the step's own work, which 4x
+throttling stretches four times).
+Not a test: it measures (about 15 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from playwright.async_api import async_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from events.store.factory import open_redis_store  # noqa: E402
+from service.tables.facade import User  # noqa: E402
+from service.tables.service import TableService  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.corpus import corpus_case, read_log  # noqa: E402
+from tests.support.tamper import tamper  # noqa: E402
+
+STATIC = ROOT / "service" / "api" / "static"
+PAGE = """<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="css/base.css"><link rel="stylesheet" href="css/table.css">
+<link rel="stylesheet" href="css/panels.css"><link rel="stylesheet" href="css/replay.css">
+</head><body><main id="screen"></main></body></html>"""
+
+STEPS_JS = """async ([replay, exported, rounds]) => {
+  const { setLanguage } = await import('/js/i18n.js');
+  await setLanguage('en');
+  const { ReplayScreen } = await import('/js/replay.js');
+  const app = { setTitle() {}, openAudit() {},
+    api: { replay: async () => replay, exportHand: async () => exported } };
+  const screen = new ReplayScreen(app, replay.table_id, replay.hand);
+  await screen.mount(document.getElementById('screen'));
+  const n = screen.steps.length;
+  const times = [];
+  const scripts = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of ['seen', 'open']) {
+      screen.setMode(mode);
+      for (let i = 0; i < n; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 0));  // a task of its own, as a tap
+        console.timeStamp('replay-step');  // the trace's thread clock (tts) here and below
+        const start = performance.now();
+        screen.show(i);
+        const drawn = performance.now();
+        void document.body.offsetHeight;  // style and layout, forced now
+        times.push(performance.now() - start);
+        console.timeStamp('replay-step-end');
+        scripts.push(drawn - start);
+      }
+    }
+  }
+  screen.unmount();
+  return { times, scripts, steps: n, marked: screen.own.marks.filter((m) => m.diffs.length
+    || m.failures.length).length, verified: screen.own.verdict?.ok ?? null };
+}"""
+
+
+async def svara_hand() -> tuple[dict[str, Any], str, int]:
+    """The replay (as its first seated player sees it) and the export of the corpus's svara
+    hand (docs/verifier-corpus: several deals), its table's stored log written into the
+    embedded store as the store keeps it and read by the service; and its number of deals."""
+    case = corpus_case("svara")
+    table, hand = case["export"]["table_id"], case["export"]["hand"]
+    store = open_redis_store(None)
+    service = TableService(store, namespace="bench:", think_seconds=0.0, poll_seconds=0.01)
+    stored = read_log(case["entries"])
+    await tamper(store, f"bench:table:{table}", lambda _events: stored)
+    viewer = User(id=case["export"]["seats"][0]["user_id"], name="viewer")
+    try:
+        replay = await service.replay(viewer, table, hand)
+        exported = await service.export(table, hand)
+    finally:
+        await service.stop()
+    deals = sum(1 for s in replay["steps"] if s["event"]["type"] in
+                ("hand_started", "svara_deal_started"))
+    return replay, json.dumps(exported), deals
+
+
+def step_cpu(trace: dict[str, Any]) -> list[float]:
+    """The main thread's own CPU time (ms) of each step: its thread clock (`tts`, the time the
+    thread ran, not the time it waited for a CPU: another process's share is not in it, nor
+    the throttling's pauses) from the step's stamp to its end stamp."""
+    stamps = sorted((e for e in trace["traceEvents"] if e.get("name") == "TimeStamp"
+                     and "tts" in e), key=lambda e: e["ts"])
+    out, begun = [], None
+    for e in stamps:
+        message = e.get("args", {}).get("data", {}).get("message")
+        if message == "replay-step":
+            begun = e["tts"]
+        elif message == "replay-step-end" and begun is not None:
+            out.append((e["tts"] - begun) / 1000)
+            begun = None
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rate", type=float, default=4.0, help="CPU throttling rate")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    replay, exported, deals = await svara_hand()
+    app = web.Application()
+
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text=PAGE, content_type="text/html")
+
+    app.router.add_get("/", page)
+    for folder in ("js", "css", "i18n"):
+        app.router.add_static(f"/{folder}", STATIC / folder)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        context = await browser.new_context(viewport={"width": 390, "height": 844})
+        tab = await context.new_page()
+        await tab.goto(f"http://127.0.0.1:{port}/")
+        cdp = await context.new_cdp_session(tab)
+        await cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.rate})
+        await browser.start_tracing(page=tab, categories=["devtools.timeline"])
+        found = await tab.evaluate(STEPS_JS, [replay, exported, args.rounds])
+        trace = json.loads(await browser.stop_tracing())
+        await browser.close()
+    await runner.cleanup()
+    times = found["times"]
+    print(f"hand: {found['steps']} events, {deals} deals, verified={found['verified']}, "
+          f"steps marked={found['marked']}")
+    print(f"one step (show + forced layout), CPU throttled {args.rate:g}x, {len(times)} steps: "
+          f"p50 {percentile(times, 0.5):.2f} ms, p99 {percentile(times, 0.99):.2f} ms, "
+          f"max {max(times):.2f} ms")
+    scripts = found["scripts"]
+    print(f"  of which the script (show, before the forced layout): p50 "
+          f"{percentile(scripts, 0.5):.2f} ms, p99 {percentile(scripts, 0.99):.2f} ms")
+    # On a shared machine other processes take the CPU in the middle of a step: each step's
+    # least time over the rounds is its own cost, without theirs.
+    per_step = len(times) // args.rounds
+    best = [min(times[r * per_step + i] for r in range(args.rounds)) for i in range(per_step)]
+    print(f"each step's best of {args.rounds} rounds ({per_step} steps, both modes): "
+          f"p50 {percentile(best, 0.5):.2f} ms, p99 {percentile(best, 0.99):.2f} ms, "
+          f"max {max(best):.2f} ms")
+    cpu = step_cpu(trace)
+    if cpu:
+        # (throttled, the thread clock counts the throttling's own time too: at --rate 1 it is
+        # the step's work alone, which the throttling would stretch `rate` times)
+        print(f"main-thread CPU time of a step (thread clock, {len(cpu)} steps): "
+              f"p50 {percentile(cpu, 0.5):.2f} ms, p99 {percentile(cpu, 0.99):.2f} ms, "
+              f"max {max(cpu):.2f} ms")
+    worst = sorted(range(per_step), key=lambda i: -best[i])[:3]
+    types = [s["event"]["type"] for s in replay["steps"]]
+    print("  the dearest steps: " + ", ".join(
+        f"{types[i % len(types)]} ({'open' if i >= len(types) else 'seen'}) {best[i]:.1f} ms"
+        for i in worst))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

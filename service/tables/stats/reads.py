@@ -1,0 +1,101 @@
+"""Reading the stats: a player's figures and a leaderboard page, as the API answers them
+(docs/API.md, "Player stats and leaderboards"). Writes are `counters.Counters.apply`'s."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from service.game.stats import WIN_UNIT
+from service.tables.facade import JSON, ServiceError
+from service.tables.stats.counters import Counters, iso_week
+
+TOP = 50
+PERIODS = ("week", "all")
+# JavaScript's safe integers: a Telegram id (user or chat) always fits.
+_MAX_ID = 2**53 - 1
+FIELDS = ("hands", "won", "net", "biggest_pot", "svaras", "svaras_won", "best_score")
+
+
+def checked_id(value: object, what: str) -> int:
+    """A user or chat id from a client: a nonzero integer within JavaScript's safe range."""
+    if isinstance(value, bool) or not isinstance(value, int) or value == 0 or abs(value) > _MAX_ID:
+        raise ServiceError(400, "invalid_parameter", f"{what} must be a nonzero integer id")
+    return value
+
+
+def checked_period(period: object) -> str:
+    if period not in PERIODS:
+        raise ServiceError(400, "invalid_parameter", "period must be 'week' or 'all'")
+    assert isinstance(period, str)
+    return period
+
+
+def _figures(raw: dict[bytes, bytes]) -> JSON:
+    def num(field: str) -> int:
+        return int(raw.get(field.encode(), b"0"))
+
+    hands, won = num("hands"), num("won")
+    return {
+        "hands": hands,
+        "won": round(won / WIN_UNIT, 3),
+        "net": num("net"),
+        "biggest_pot": num("pot"),
+        "svaras": num("svaras"),
+        "svaras_won": num("svaras_won"),
+        "best_score": num("best"),
+        "win_rate": round(won / WIN_UNIT / hands, 4) if hands else 0.0,
+    }
+
+
+class StatsReads:
+    def __init__(self, counters: Counters, clock: Callable[[], float]) -> None:
+        self.counters = counters
+        self.clock = clock
+
+    async def player(self, user_id: object) -> JSON:
+        """A player's figures, all time and this ISO week (404 `unknown_player`: no counted
+        hand yet; 400 for an id that is not one)."""
+        user = checked_id(user_id, "user_id")
+        gen = await self.counters.generation()
+        keys, client = self.counters.keys, self.counters.client
+        with self.counters.health.errors():
+            pipe = client.pipeline(transaction=False)
+            pipe.hgetall(keys.player(gen, user))
+            pipe.hgetall(keys.player(gen, user, iso_week(self.clock())))
+            total, week = await pipe.execute()
+        if not total:
+            raise ServiceError(404, "unknown_player", f"no stats for player {user}")
+        name = total.get(b"name", b"").decode()
+        return {"user_id": user, "name": name, "all": _figures(total), "week": _figures(week)}
+
+    async def board(self, period: object, group: object, you: int | None) -> JSON:
+        """The top `TOP` of a board by net chips, and `you`'s own rank on it (None: not on
+        it, or no caller)."""
+        period = checked_period(period)
+        chat = None if group is None else checked_id(group, "group")
+        gen = await self.counters.generation()
+        zset, members = self.counters.keys.board(
+            gen, "all" if period == "all" else iso_week(self.clock()), chat
+        )
+        client: Any = self.counters.client
+        with self.counters.health.errors():
+            top = await client.zrevrange(zset, 0, TOP - 1, withscores=True)
+            users = [int(m.decode().rpartition(":")[2]) for m, _ in top]
+            pipe = client.pipeline(transaction=False)
+            for user in users:
+                pipe.hget(self.counters.keys.player(gen, user), "name")
+            names = await pipe.execute() if users else []
+            mine = await client.hget(members, str(you)) if you is not None else None
+            rank = await client.zrevrank(zset, mine) if mine is not None else None
+            score = await client.zscore(zset, mine) if rank is not None else None
+        entries = [
+            {"rank": i + 1, "user_id": user, "name": (name or b"").decode(), "net": int(net)}
+            for i, ((_, net), user, name) in enumerate(zip(top, users, names, strict=True))
+        ]
+        return {
+            "period": period,
+            "group": chat,
+            "entries": entries,
+            "you": None if rank is None else {"rank": int(rank) + 1, "net": int(score or 0)},
+        }
