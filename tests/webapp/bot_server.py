@@ -51,4 +51,4 @@ async def telegram_player(http: aiohttp.ClientSession, server: Server, name: str
     """A Telegram user of this server's bot, signed as Telegram signs them."""
     uid = user_id or new_user_id()
     init_data = await sign(TOKEN, {"id": uid, "first_name": name, **user})
-    return HttpPlayer(http, server.url, uid, name, init_data)
+    return HttpPlayer(http, server.url, uid, name=name, init_data=init_data)

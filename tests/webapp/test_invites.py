@@ -161,7 +161,7 @@ async def test_lobby_rows_show_the_name_free_seats_players_and_their_faces(
         pia_id = new_user_id()
         signed = await sign(DEV_TOKEN, {"id": pia_id, "first_name": "Pia", "last_name": "Photo",
                                         "photo_url": PHOTO})
-        pia = HttpPlayer(http, server.url, pia_id, "Pia Photo", signed)
+        pia = HttpPlayer(http, server.url, pia_id, name="Pia Photo", init_data=signed)
         named = await pia.create(ante=25, max_seats=4, name="Стол Пии")
         await pia.seat(named, 500)  # her photo comes with her signed initData
         yuri = await HttpPlayer.login(http, server.url, new_user_id(), "Yuri Bond")
