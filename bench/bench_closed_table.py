@@ -25,9 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from events.store.factory import open_redis_store
 from service.tables.archive import Archiver
 from service.tables.service import TableService
-from tests.service.archive_helpers import IDLE, closed_table
-from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users
+from tests.support.archive import IDLE, closed_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users
 
 
 async def sizes(client: Any, table_id: str) -> dict[str, int]:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import bench_storm as storm  # the storm, its client and its report
 
-from tests.store.servers import (
+from tests.support.redis_servers import (
     RedisServer,
     fail_over,
     free_port,

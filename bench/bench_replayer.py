@@ -35,10 +35,9 @@ sys.path.insert(0, str(ROOT))
 from events.store.factory import open_redis_store  # noqa: E402
 from service.tables.facade import User  # noqa: E402
 from service.tables.service import TableService  # noqa: E402
-from tests.fair.make_corpus import read_log  # noqa: E402
-from tests.fair.tamper import tamper  # noqa: E402
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.webapp.replays import corpus_case  # noqa: E402
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.support.corpus import corpus_case, read_log  # noqa: E402
+from tests.support.tamper import tamper  # noqa: E402
 
 STATIC = ROOT / "service" / "api" / "static"
 PAGE = """<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">

@@ -22,19 +22,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-from playwright.async_api import async_playwright
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from events.store import open_store  # noqa: E402
 from service.tables.service import TableService  # noqa: E402
-from tests.service.conftest import FakeClock  # noqa: E402
-from tests.service.helpers import make_users, play_hands, seated_table  # noqa: E402
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-
-STATIC = ROOT / "service" / "api" / "static"
+from tests.support.clock import FakeClock  # noqa: E402
+from tests.support.fair_page import fair_page  # noqa: E402
+from tests.support.service_play import make_users, play_hands, seated_table  # noqa: E402
 
 FRAMES_JS = """async (rounds) => {
   const pins = await import('/js/pins.js');
@@ -92,26 +87,9 @@ async def main() -> None:
     parser.add_argument("--hands", type=int, default=3)
     args = parser.parse_args()
     docs = await exports(args.hands)
-    app = web.Application()
-
-    async def blank(request: web.Request) -> web.Response:
-        return web.Response(text="<!doctype html><title>bench</title>", content_type="text/html")
-
-    app.router.add_get("/", blank)
-    app.router.add_static("/js", STATIC / "js")
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = await browser.new_page()
-        await page.goto(f"http://127.0.0.1:{port}/")
+    async with fair_page("bench", timeout_ms=120_000) as page:
         frames = await page.evaluate(FRAMES_JS, args.rounds)
         checks = await page.evaluate(VERIFY_JS, json.loads(json.dumps(docs)))
-        await browser.close()
-    await runner.cleanup()
     print(f"pins.js per frame (keepEvent + keepView, 30 hands kept, {frames['bytes']} bytes "
           f"stored): {frames['perFrame']:.0f} us over {args.rounds} frames")
     for c in checks:

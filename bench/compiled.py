@@ -24,8 +24,9 @@ def compiled_modules() -> list[str]:
     return modules
 
 
-# The suites that test the compiled modules (copied along with `with_tests`).
-TEST_DIRS = ("game", "store", "service")
+# The suites that test the compiled modules, and the support code they import (copied along
+# with `with_tests`).
+TEST_DIRS = ("support", "game", "store", "service")
 
 
 def build(dest: Path, *, with_tests: bool = False) -> Path:

@@ -1,4 +1,5 @@
-"""Shared fixtures. Tests marked `redis` use the real server at REDIS_TEST_URL.
+"""Shared fixtures. Tests marked `redis` use the real server at REDIS_TEST_URL (under xdist,
+each worker its own database of it: tests/support/redis.py).
 
 A missing Redis is a test *failure*, never a silent skip: the suite's point is to prove the
 store and service against real Redis. Set SVARA_ALLOW_NO_REDIS=1 to skip those tests instead
@@ -9,12 +10,16 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio as aioredis
+from xdist.remote import Producer
 
-REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/0")
+from tests.support import xdist
+from tests.support.clock import FakeClock
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.services import Factory, service_factory
 
 
 @pytest.fixture
@@ -38,3 +43,33 @@ async def redis_url() -> AsyncIterator[str]:
     finally:
         await client.aclose()
     yield REDIS_TEST_URL
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """A clock the test moves by hand (tests/support/clock.py)."""
+    return FakeClock()
+
+
+@pytest.fixture
+async def services(redis_url: str, unique: str, clock: FakeClock) -> AsyncIterator[Factory]:
+    """TableServices on the real Redis, all in one test-unique namespace."""
+    async for make in service_factory(redis_url, f"t{unique}:", clock):
+        yield make
+
+
+@pytest.fixture
+async def embedded(unique: str, clock: FakeClock) -> AsyncIterator[Factory]:
+    """TableServices on the embedded store (fakeredis): for fast unit tests."""
+    async for make in service_factory(None, f"t{unique}:", clock):
+        yield make
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> xdist.Scheduling:
+    return xdist.Scheduling(config, log)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[object]:
+    with xdist.turn(item):
+        return (yield)

@@ -25,9 +25,8 @@ from pathlib import Path
 import pytest
 
 from service.game.scoring import compute_score
-from tests.game.test_scoring_oracle import WORKED_EXAMPLES
-from tests.webapp.rules_html import words
-from tests.webapp.test_rules_content import seed_shingles, shingles
+from tests.support.oracle import WORKED_EXAMPLES
+from tests.support.rules_html import seed_shingles, shingles, words
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

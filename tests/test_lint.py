@@ -33,5 +33,5 @@ def test_mypy_strict_finds_nothing() -> None:
 def test_the_test_doubles_implement_their_ports() -> None:
     """The API's and the bot's doubles are checked against `Tables` and `LiveTables` (their
     `_typecheck`), so production code never needs to ask a double what it can do."""
-    result = _run("mypy", "tests/api/fake_tables.py", "tests/bot/tables_stub.py")
+    result = _run("mypy", "tests/support/fake_tables.py", "tests/bot/tables_stub.py")
     assert result.returncode == 0, result.stdout + result.stderr

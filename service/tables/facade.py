@@ -6,15 +6,12 @@ this protocol, so they can be tested against the real service on any store.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from service.game.settings import TableSettings
-
-if TYPE_CHECKING:
-    from service.tables.social import Social
 
 JSON = dict[str, Any]
 
@@ -85,6 +82,61 @@ class PresenceBook(Protocol):
         ...
 
 
+class ChatDesk(Protocol):
+    """A table's quick chat, as the API uses it (`service.tables.chat.Chat`)."""
+
+    async def post(self, user: User, table_id: str, *, phrase: str | None = None,
+                   reaction: str | None = None, invite: str | None = None) -> int:
+        """Send a phrase or a reaction; its seq."""
+        ...
+
+    async def messages(self, user: User | None, table_id: str, after: int,
+                       invite: str | None = None) -> JSON:
+        """`{"seq": newest, "messages": [...]}` after `after`."""
+        ...
+
+    def follow(self, user: User | None, table_id: str, after: int | None,
+               invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        """The messages after `after` (None: from now on), then live ones, as batches."""
+        ...
+
+
+class AwayDesk(Protocol):
+    """Who is away at a table, as a socket follows it (`service.tables.away_feed.AwayFeed`)."""
+
+    def follow(self, user: User | None, table_id: str,
+               invite: str | None = None) -> AsyncIterator[list[JSON]]:
+        """Every seated player's `away` now, then each change, as batches."""
+        ...
+
+
+class SocialDesk(Protocol):
+    """Quick chat, private tables' invites and who is away, as the API uses them
+    (`service.tables.social.Social`)."""
+
+    @property
+    def chat(self) -> ChatDesk: ...
+
+    @property
+    def away(self) -> AwayDesk: ...
+
+    async def issue_invite(self, user: User | None, table_id: str) -> str:
+        """A new invite for a private table (its creator only)."""
+        ...
+
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        """A private table's view with its current `invite`, for its creator only."""
+        ...
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        """The invite a shared card of a private table links with."""
+        ...
+
+    async def with_away(self, table_id: str, presence: PresenceBook, view: JSON) -> JSON:
+        """`view` with each seat's `away`."""
+        ...
+
+
 if TYPE_CHECKING:
     from service.tables.tournaments_service import Tournaments
 
@@ -101,7 +153,7 @@ class Tables(Protocol):
         ...
 
     @property
-    def social(self) -> Social:
+    def social(self) -> SocialDesk:
         """Quick chat and private tables' invites (`service.tables.social`)."""
         ...
 

@@ -9,16 +9,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.app import make_app
-from service.api.auth import sign_init_data
 from service.api.config import Config
-from tests.api.fake_tables import FakeTables
-
-TOKEN = "4242:api-test-token"
-
-
-def auth(user_id: int, name: str = "", token: str = TOKEN) -> dict[str, str]:
-    init = sign_init_data(token, user_id=user_id, name=name or f"user{user_id}")
-    return {"Authorization": f"tma {init}"}
+from tests.support.fake_tables import FakeTables
+from tests.support.signed import TOKEN
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ import aiohttp
 import pytest
 import redis
 
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Player, choose
-from tests.api.procs import REPO, Server
-from tests.store.servers import RedisServer, free_port
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import HttpPlayer, choose
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.serve import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -57,12 +57,12 @@ async def test_actions_through_aof_rewrites(
     rewrites = 0
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-            players = [Player(session, server.url, u, TOKEN) for u in user_ids(2 * TABLES)]
+            players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2 * TABLES)]
             tables = [await new_table(players[2 * i], players[2 * i:2 * i + 2], turn_seconds=600)
                       for i in range(TABLES)]
             stop = asyncio.Event()
 
-            async def play(table: str, seated: list[Player], rng: random.Random) -> None:
+            async def play(table: str, seated: list[HttpPlayer], rng: random.Random) -> None:
                 while not stop.is_set():
                     views = await asyncio.gather(*(p.view(table) for p in seated))
                     for p, v in zip(seated, views, strict=True):

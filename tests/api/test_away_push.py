@@ -20,8 +20,8 @@ from service.api.config import Config
 from service.api.context import TABLES
 from service.tables.away_feed import away_key
 from service.tables.facade import ServiceError, User
-from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
+from tests.support.signed import TOKEN, auth
 
 pytestmark = pytest.mark.redis
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.api.player import cards_in, check_event_privacy, check_feed, check_view_privacy
+from tests.support.http_player import cards_in, check_event_privacy, check_feed, check_view_privacy
 
 SEED = "ab" * 32
 COMMITMENT = "e8d5b1e4f1ed3bcb0ee1b2a5b6dd2b1cfa0e1fe2da6c1b6cd3de3a1e6fc1d8e0"  # not sha256(SEED)

@@ -9,15 +9,15 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, play, server_env, user_ids
-from tests.api.player import (
-    Player,
+from tests.support.e2e_game import TOKEN, new_table, play, server_env, user_ids
+from tests.support.http_player import (
+    HttpPlayer,
     check_event_privacy,
     check_feed,
     check_hashes,
     check_seed_privacy,
 )
-from tests.api.procs import Server
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 GRANT = 1000  # the service's starting grant
@@ -34,7 +34,7 @@ async def test_three_players_play_hands_to_the_end(
 ) -> None:
     server = Server(server_env(redis_url)).start()
     try:
-        players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+        players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
         table = await new_table(players[0], players, buy_in=1000, turn_seconds=30,
                                 next_hand_seconds=0)
         feeds = [await p.listen(table) for p in players]

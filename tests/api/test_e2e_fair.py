@@ -12,9 +12,9 @@ import aiohttp
 import pytest
 
 from service import verify
-from tests.api.game import TOKEN, new_table, play, server_env, user_ids
-from tests.api.player import Player, check_hashes, check_seed_privacy
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, play, server_env, user_ids
+from tests.support.http_player import HttpPlayer, check_hashes, check_seed_privacy
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -30,7 +30,7 @@ async def test_players_cut_the_deck_and_check_the_hand_themselves(
 ) -> None:
     server = Server(server_env(redis_url)).start()
     try:
-        players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+        players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
         table = await new_table(players[0], players, buy_in=1000)
         feeds = [await p.listen(table) for p in players]
         for p, seed in zip(players, ["alice-seed", "b0b", "7f3a"], strict=True):
@@ -83,7 +83,7 @@ async def test_players_cut_the_deck_and_check_the_hand_themselves(
 async def test_seed_and_export_refusals(redis_url: str, session: aiohttp.ClientSession) -> None:
     server = Server(server_env(redis_url)).start()
     try:
-        players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+        players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
         table = await new_table(players[0], players[:2], buy_in=200)
         before = (await players[0].view(table))["version"]
         for body, code in [

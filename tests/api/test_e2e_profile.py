@@ -9,8 +9,8 @@ import aiohttp
 import pytest
 
 from service.api.auth import sign_init_data
-from tests.api.game import TOKEN, server_env, user_ids
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, server_env, user_ids
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

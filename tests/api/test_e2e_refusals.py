@@ -12,9 +12,9 @@ import aiohttp
 import pytest
 
 from service.api.auth import sign_init_data
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -40,8 +40,8 @@ def code(body: dict[str, object]) -> object:
 
 async def test_refusals(server: Server, session: aiohttp.ClientSession) -> None:
     u1, u2, u3, stranger = user_ids(4)
-    players = [Player(session, server.url, u, TOKEN) for u in (u1, u2)]
-    outsider = Player(session, server.url, stranger, TOKEN)
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in (u1, u2)]
+    outsider = HttpPlayer(session, server.url, stranger, TOKEN)
     table = await new_table(players[0], players, turn_seconds=60)
     views = [await p.view(table) for p in players]
     turn = views[0]["hand"]["turn"]
@@ -77,8 +77,8 @@ async def test_refusals(server: Server, session: aiohttp.ClientSession) -> None:
     assert (await mover.view(table))["version"] == now["version"]
 
     # Forged, expired, missing initData: 401 (and the socket closes with 4401).
-    forged = Player(session, server.url, u3, "999:another-bot")
-    expired = Player(session, server.url, u3, TOKEN)
+    forged = HttpPlayer(session, server.url, u3, "999:another-bot")
+    expired = HttpPlayer(session, server.url, u3, TOKEN)
     expired.headers = {"Authorization": "tma " + sign_init_data(
         TOKEN, user_id=u3, name="late", auth_date=int(time.time()) - 86401)}
     for who, expected in ((forged, "invalid_init_data"), (expired, "expired_init_data")):
@@ -123,7 +123,7 @@ async def test_store_down_is_503_never_500(session: aiohttp.ClientSession) -> No
     """Redis unreachable (a port in this suite's range where nothing listens)."""
     down = Server(server_env("redis://127.0.0.1:7157/0")).start(healthy=False)
     try:
-        p = Player(session, down.url, user_ids(1)[0], TOKEN)
+        p = HttpPlayer(session, down.url, user_ids(1)[0], TOKEN)
         for method, path, body in [("GET", "/api/health", None), ("GET", "/api/me", None),
                                    ("GET", "/api/tables", None),
                                    ("POST", "/api/tables", {"ante": 10}),
@@ -146,7 +146,7 @@ async def test_dev_mode_embedded_store_and_graceful_stop() -> None:
         async with aiohttp.ClientSession() as session:
             async with session.get(f"{dev.url}/dev/init-data?user_id=77&name=Dev") as resp:
                 init = (await resp.json())["init_data"]
-            p = Player(session, dev.url, 77, "unused")
+            p = HttpPlayer(session, dev.url, 77, "unused")
             p.headers = {"Authorization": f"tma {init}"}
             tables = (await p.ok("GET", "/api/tables"))["tables"]
             assert len(tables) == 1 and tables[0]["seated"] == 2

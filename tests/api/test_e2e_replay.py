@@ -10,7 +10,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +19,16 @@ import pytest
 
 from service import verify
 from service.api import downloads
-from tests.api.game import TOKEN, hands_done, new_table, server_env, user_ids
-from tests.api.player import (
-    Player,
+from tests.support.e2e_game import TOKEN, hands_done, new_table, server_env, user_ids
+from tests.support.http_player import (
+    HttpPlayer,
     check_event_privacy,
     check_seed_privacy,
     check_view_privacy,
     choose,
 )
-from tests.api.procs import REPO, Server
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 JSON = dict[str, Any]
@@ -39,14 +40,15 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
-@pytest.fixture
-def server(redis_url: str) -> Any:
-    s = Server(server_env(redis_url)).start()
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    """One server for the module's tests: each plays its own tables with its own users."""
+    s = Server(server_env(REDIS_TEST_URL)).start()
     yield s
     s.stop()
 
 
-async def play_recording(players: list[Player], table: str, hands: int,
+async def play_recording(players: list[HttpPlayer], table: str, hands: int,
                          seed: int = 3) -> dict[int, dict[int, JSON]]:
     """Play by `legal` until `hands` hands are settled, keeping every view each player got
     live (GET view), by version."""
@@ -76,8 +78,8 @@ async def play_recording(players: list[Player], table: str, hands: int,
 async def test_replay_is_the_hand_as_each_player_saw_it(
     server: Server, session: aiohttp.ClientSession
 ) -> None:
-    players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
-    outsider = Player(session, server.url, user_ids(1)[0], TOKEN)
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
+    outsider = HttpPlayer(session, server.url, user_ids(1)[0], TOKEN)
     table = await new_table(players[0], players, buy_in=300, turn_seconds=5)
     seen = await play_recording(players, table, 3)
     audits = {n: await players[0].ok("GET", f"/api/tables/{table}/hands/{n}/audit")
@@ -115,7 +117,7 @@ async def test_replay_is_the_hand_as_each_player_saw_it(
 
 
 async def test_replay_refusals(server: Server, session: aiohttp.ClientSession) -> None:
-    players = [Player(session, server.url, u, TOKEN) for u in user_ids(2)]
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2)]
     table = await new_table(players[0], players, buy_in=200)
     before = (await players[0].view(table))["version"]
     for path, expected in [
@@ -140,7 +142,7 @@ async def test_replay_refusals(server: Server, session: aiohttp.ClientSession) -
 
 async def test_transcripts_and_downloads(server: Server, session: aiohttp.ClientSession,
                                          tmp_path: Path) -> None:
-    players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
     table = await new_table(players[0], players, buy_in=300)
     await play_recording(players, table, 2, seed=5)
     path = f"/api/tables/{table}/hands/2"
@@ -211,7 +213,7 @@ async def test_transcripts_and_downloads(server: Server, session: aiohttp.Client
 
 async def test_my_hands_pages_across_tables(server: Server,
                                             session: aiohttp.ClientSession) -> None:
-    players = [Player(session, server.url, u, TOKEN) for u in user_ids(2)]
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2)]
     first = await new_table(players[0], players, buy_in=200)
     await play_recording(players, first, 2, seed=1)
     await players[0].ok("POST", f"/api/tables/{first}/leave")

@@ -11,9 +11,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, play, server_env, step, user_ids
-from tests.api.player import Player, check_feed
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, play, server_env, step, user_ids
+from tests.support.http_player import HttpPlayer, check_feed
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -39,10 +39,10 @@ async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSe
     b = Server(server_env(redis_url, namespace=namespace)).start()
     try:
         u1, u2, u3 = user_ids(3)
-        http = [Player(session, a.url, u1, TOKEN), Player(session, a.url, u2, TOKEN),
-                Player(session, b.url, u3, TOKEN)]
-        sockets = [Player(session, a.url, u1, TOKEN), Player(session, b.url, u2, TOKEN),
-                   Player(session, b.url, u3, TOKEN)]
+        http = [HttpPlayer(session, a.url, u1, TOKEN), HttpPlayer(session, a.url, u2, TOKEN),
+                HttpPlayer(session, b.url, u3, TOKEN)]
+        sockets = [HttpPlayer(session, a.url, u1, TOKEN), HttpPlayer(session, b.url, u2, TOKEN),
+                   HttpPlayer(session, b.url, u3, TOKEN)]
         table = await new_table(http[0], http, buy_in=1000, turn_seconds=5,
                                 next_hand_seconds=0)
         feeds = [await p.listen(table) for p in sockets]
@@ -87,7 +87,7 @@ async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSe
 async def test_kill_9_mid_hand(redis_url: str, session: aiohttp.ClientSession) -> None:
     server = Server(server_env(redis_url)).start()
     try:
-        players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+        players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
         table = await new_table(players[0], players, buy_in=1000, turn_seconds=60,
                                 next_hand_seconds=0)
         feeds = [await p.listen(table) for p in players]

@@ -13,9 +13,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, play, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, play, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 START = 120.0  # seconds a server may take to answer: imports are slow on a loaded machine
@@ -27,7 +27,7 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
-async def _my_hands(player: Player) -> list[dict[str, Any]]:
+async def _my_hands(player: HttpPlayer) -> list[dict[str, Any]]:
     hands: list[dict[str, Any]] = []
     cursor = ""
     while True:
@@ -48,8 +48,8 @@ async def test_stats_survive_kill_9_and_agree_across_replicas(
         a.start(START)
         b.start(START)  # inside the try: a failed start must not leave `a` running
         u1, u2, u3 = user_ids(3)
-        players = [Player(session, a.url, u1, TOKEN), Player(session, b.url, u2, TOKEN),
-                   Player(session, a.url, u3, TOKEN)]
+        players = [HttpPlayer(session, a.url, u1, TOKEN), HttpPlayer(session, b.url, u2, TOKEN),
+                   HttpPlayer(session, a.url, u3, TOKEN)]
         table = await new_table(players[0], players, buy_in=1000, turn_seconds=30,
                                 next_hand_seconds=0)
         await play(players, table, hands=4, seed=21)
@@ -59,7 +59,7 @@ async def test_stats_survive_kill_9_and_agree_across_replicas(
         await play(players, table, hands=8, seed=22)
         a.start(START)
         settled = int((await players[0].view(table))["hand"]["number"])
-        readers = [Player(session, a.url, u1, TOKEN), Player(session, b.url, u2, TOKEN)]
+        readers = [HttpPlayer(session, a.url, u1, TOKEN), HttpPlayer(session, b.url, u2, TOKEN)]
         dealt = 0
         async with asyncio.timeout(30):
             for p in players:

@@ -16,15 +16,15 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import (
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import (
     JSON,
-    Player,
+    HttpPlayer,
     check_event_privacy,
     check_seed_privacy,
     check_view_privacy,
 )
-from tests.api.procs import Server
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 MAX_HANDS = 200
@@ -47,7 +47,7 @@ def move(view: JSON) -> tuple[str, int | None] | None:
     return None
 
 
-async def events_of(viewer: Player, table: str) -> list[JSON]:
+async def events_of(viewer: HttpPlayer, table: str) -> list[JSON]:
     return list((await viewer.ok("GET", f"/api/tables/{table}/events?after=0"))["events"])
 
 
@@ -55,7 +55,7 @@ async def test_a_svara_shows_its_deals_seed_to_nobody_before_the_settlement(
     server: Server,
 ) -> None:
     async with aiohttp.ClientSession() as session:
-        ana, boris, spectator = (Player(session, server.url, uid, TOKEN)
+        ana, boris, spectator = (HttpPlayer(session, server.url, uid, TOKEN)
                                  for uid in user_ids(3))
         table = await new_table(ana, [ana, boris], buy_in=1000, ante=1, max_buy_in=1000,
                                 next_hand_seconds=0)

@@ -17,9 +17,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, server_env, user_ids
-from tests.api.player import Player, choose
-from tests.api.procs import REPO, Server
+from tests.support.e2e_game import TOKEN, server_env, user_ids
+from tests.support.http_player import HttpPlayer, choose
+from tests.support.serve import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -33,7 +33,7 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
-async def _move(players: list[Player], table: str, rng: random.Random) -> None:
+async def _move(players: list[HttpPlayer], table: str, rng: random.Random) -> None:
     for p in players:
         view = await p.view(table)
         move = choose(view, rng)
@@ -51,7 +51,8 @@ async def test_tournament_survives_a_kill_9(redis_url: str, session: aiohttp.Cli
     b = Server(server_env(redis_url, namespace=namespace)).start()
     try:
         ids = user_ids(4)
-        players = [Player(session, (a if i < 2 else b).url, u, TOKEN) for i, u in enumerate(ids)]
+        players = [HttpPlayer(session, (a if i < 2 else b).url, u, TOKEN)
+                   for i, u in enumerate(ids)]
         status, bad = await players[0].call("POST", "/api/tournaments", {**BODY, "seats": 11})
         assert status == 400, bad
         created = await players[0].ok("POST", "/api/tournaments", BODY)

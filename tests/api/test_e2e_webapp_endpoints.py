@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -24,7 +24,7 @@ async def server(redis_url: str) -> AsyncIterator[Server]:
 
 async def test_history_rebuy_listing_and_topup_over_http(server: Server) -> None:
     async with aiohttp.ClientSession() as session:
-        ana, boris, cleo = (Player(session, server.url, uid, TOKEN, name)
+        ana, boris, cleo = (HttpPlayer(session, server.url, uid, TOKEN, name)
                             for uid, name in zip(user_ids(3), ("Ana", "Boris", "Cleo"),
                                                  strict=True))
         table = await new_table(ana, [ana, boris], buy_in=10, min_buy_in=10, max_buy_in=500,

@@ -21,8 +21,8 @@ from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
 from service.tables.service import TableService
-from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
+from tests.support.signed import TOKEN, auth
 
 pytestmark = pytest.mark.redis
 
@@ -210,7 +210,7 @@ async def test_a_socket_action_with_unknown_fields_is_refused_like_http(
 async def test_every_503_leaves_a_log_line_saying_why(caplog: pytest.LogCaptureFixture) -> None:
     """Item 5: a store that cannot be reached answers 503 over HTTP and 1011 over the socket,
     and each one is logged with its cause (it was silent before)."""
-    from tests.store.servers import free_port
+    from tests.support.redis_servers import free_port
 
     down = TableService(open_store(f"redis://127.0.0.1:{free_port()}/0"), namespace="down:")
     config = Config(bot_token=TOKEN, bot_mode="off")
@@ -258,6 +258,7 @@ async def test_the_lobby_pages_over_http(real: Client, service: TableService) ->
         assert (await resp.json())["error"]["code"] == "invalid_parameter"
 
 
+@pytest.mark.serial  # a burst on the shared Redis: not beside other tests
 async def test_a_burst_of_200_creations_over_http_all_succeed_at_once(real: Client) -> None:
     """Creations do not contend, through HTTP: 200 users create a table each at the same moment;
     every one is a 201 at the first try (no `503 busy`), and the lobby lists all 200."""

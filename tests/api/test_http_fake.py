@@ -15,8 +15,8 @@ from service.api.app import make_app
 from service.api.config import Config
 from service.api.errors import unmatched
 from service.api.openapi import openapi_document
-from tests.api.conftest import auth
-from tests.api.fake_tables import FakeTables
+from tests.support.fake_tables import FakeTables
+from tests.support.signed import auth
 
 Client = TestClient[web.Request, web.Application]
 

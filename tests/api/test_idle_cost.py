@@ -23,11 +23,11 @@ from service.game.settings import TableSettings
 from service.game.state import IDLE_CLOSE_SECONDS
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.api.game import TOKEN, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.serial]  # it measures CPU at rest
 
 WINDOW = 20.0  # seconds of idle CPU measured
 RUNNING = 10
@@ -92,7 +92,7 @@ async def test_finished_tables_cost_no_idle_cpu_and_the_lobby_stays_fast(
     server = Server(server_env(redis_url, namespace=namespace)).start()
     assert server.proc is not None
     try:
-        players = [Player(session, server.url, u, TOKEN) for u in user_ids(2 * RUNNING)]
+        players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2 * RUNNING)]
         running = []
         for i in range(RUNNING):
             owner, other = players[2 * i], players[2 * i + 1]

@@ -14,8 +14,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.app import make_app
 from service.api.config import Config
-from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
+from tests.support.signed import TOKEN, auth
 
 pytestmark = pytest.mark.redis
 

@@ -26,9 +26,9 @@ from service.game.settings import TableSettings, validated
 from service.logs import REDACTED, JsonFormatter, Redactor, TextFormatter
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.api.game import TOKEN, new_table, play, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
+from tests.support.e2e_game import TOKEN, new_table, play, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 
 JSON = dict[str, Any]
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])[789TJQKA][cdhs](?![A-Za-z0-9])")
@@ -87,7 +87,7 @@ async def test_metrics_and_json_logs_after_a_hand(
 ) -> None:
     env = server_env(redis_url, LOG_FORMAT="json", LOG_LEVEL="DEBUG")
     server = Server(env).start()
-    players = [Player(session, server.url, u, TOKEN) for u in user_ids(3)]
+    players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(3)]
     try:
         table = await new_table(players[0], players, buy_in=1000, next_hand_seconds=1)
         feeds = [await p.listen(table) for p in players]

@@ -17,8 +17,8 @@ from service.api.app import make_app
 from service.api.auth import sign_init_data
 from service.api.config import Config
 from service.tables.chat_stream import chat_key
-from tests.api.conftest import TOKEN, auth
-from tests.api.game import user_ids
+from tests.support.e2e_game import user_ids
+from tests.support.signed import TOKEN, auth
 
 pytestmark = pytest.mark.redis
 

@@ -18,9 +18,9 @@ from service.api.app import make_app
 from service.api.config import Config
 from service.game.settings import TableSettings
 from service.tables.service import TableService
-from tests.api.conftest import auth
-from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users, play_hands
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands
+from tests.support.signed import auth
 
 Client = TestClient[web.Request, web.Application]
 GROUP = -100777

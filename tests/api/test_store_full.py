@@ -18,10 +18,10 @@ import pytest
 import redis
 
 from events.store.factory import open_redis_store
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
-from tests.store.servers import RedisServer, free_port
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -70,7 +70,7 @@ async def test_a_full_redis_answers_503_store_full_and_recovers_by_itself(
     store = open_redis_store(redis_server.url)
     try:
         async with aiohttp.ClientSession() as session:
-            players = [Player(session, server.url, u, TOKEN) for u in user_ids(2)]
+            players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2)]
             table = await new_table(players[0], players, turn_seconds=600)
             stream = f"{namespace}:table:{table}"
             views = [await p.view(table) for p in players]

@@ -1,5 +1,5 @@
 """A slow, then partitioned, then healed Redis under a real `svara serve` (REDIS_URL pointing
-at `tests/store/proxy.py`, Redis with AOF on), while players and extra clients hammer it:
+at `tests/support/proxy.py`, Redis with AOF on), while players and extra clients hammer it:
 
 - slow (200 ms added to every round trip): answers slow down but stay right, the WebSockets
   stay open and follow, and what the process holds (requests in a handler, asyncio tasks) stays
@@ -28,13 +28,13 @@ from events.codec import decode_table_event, event_type
 from events.store.factory import open_redis_store
 from events.table import TimedOut, TurnDeadlineSet, TurnHandover
 from service.api.errors import REQUEST_DEADLINE
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Feed, Player, check_feed
-from tests.api.procs import Server
-from tests.store.proxy import Proxy
-from tests.store.servers import RedisServer, free_port
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import Feed, HttpPlayer, check_feed
+from tests.support.proxy import Proxy
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.serve import Server
 
-pytestmark = [pytest.mark.redis, pytest.mark.slow]
+pytestmark = [pytest.mark.redis, pytest.mark.slow, pytest.mark.serial]  # bounds under load
 
 LATENCY = 0.1  # each way: 200 ms added to every answer
 OUTAGE = 5.0
@@ -66,7 +66,7 @@ class Hammer:
     each answer's status, code and time is kept with the phase it started in."""
 
     session: aiohttp.ClientSession  # its own, closed by `stop` (a kept-alive connection
-    clients: list[Player]          # costs the server a task until it is closed)
+    clients: list[HttpPlayer]          # costs the server a task until it is closed)
     table: str
     phase: str = "slow"
     answers: list[tuple[str, int, str, float]] = field(default_factory=list)
@@ -78,7 +78,7 @@ class Hammer:
             client = self.clients[i % len(self.clients)]
             self.tasks.append(asyncio.create_task(self._run(client, paths[i % len(paths)])))
 
-    async def _run(self, client: Player, path: str) -> None:
+    async def _run(self, client: HttpPlayer, path: str) -> None:
         while True:
             phase, started = self.phase, time.monotonic()
             status, body = await client.call("GET", path)
@@ -138,7 +138,7 @@ class Gauges:
         return self.peaks[(phase, name)]
 
 
-async def mover_of(players: list[Player], table: str) -> tuple[Player, dict[str, Any]]:
+async def mover_of(players: list[HttpPlayer], table: str) -> tuple[HttpPlayer, dict[str, Any]]:
     """The player whose turn it is (waiting out the pause between hands)."""
     async with asyncio.timeout(15):
         while True:
@@ -186,9 +186,9 @@ async def test_slow_then_black_holed_redis(
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
             ids = user_ids(6)
-            players = [Player(session, server.url, u, TOKEN) for u in ids[:2]]
+            players = [HttpPlayer(session, server.url, u, TOKEN) for u in ids[:2]]
             crowding = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
-            crowd = [Player(crowding, server.url, u, TOKEN) for u in ids[2:]]
+            crowd = [HttpPlayer(crowding, server.url, u, TOKEN) for u in ids[2:]]
             table = await new_table(players[0], players, turn_seconds=600)
             stream = f"{namespace}:table:{table}"
             feeds: list[Feed] = [await p.listen(table) for p in players]
@@ -337,11 +337,11 @@ async def test_waiting_requests_end_at_the_deadline_even_queued_for_a_connection
     server = Server(server_env(f"{proxy.url}?max_connections=2", namespace=namespace)).start()
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-            players = [Player(session, server.url, u, TOKEN) for u in user_ids(4)]
+            players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(4)]
             table = await new_table(players[0], players[:2], turn_seconds=600)
             proxy.black_hole()
 
-            async def timed(player: Player, path: str) -> tuple[int, str, float]:
+            async def timed(player: HttpPlayer, path: str) -> tuple[int, str, float]:
                 started = time.monotonic()
                 status, body = await player.call("GET", path)
                 code = body.get("error", {}).get("code", "") if isinstance(body, dict) else ""

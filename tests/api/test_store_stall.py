@@ -1,4 +1,4 @@
-"""A Redis that neither answers nor refuses for 5 s (packets dropped: `tests/store/proxy.py`),
+"""A Redis that neither answers nor refuses for 5 s (packets dropped: `tests/support/proxy.py`),
 three times, under a real `svara serve`: after each, an action and a view are back within 2 s
 of Redis, measured by polling each over HTTP until it succeeds."""
 
@@ -13,11 +13,11 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.api.game import TOKEN, new_table, server_env, user_ids
-from tests.api.player import Player
-from tests.api.procs import Server
-from tests.store.proxy import Proxy
-from tests.store.servers import RedisServer, free_port
+from tests.support.e2e_game import TOKEN, new_table, server_env, user_ids
+from tests.support.http_player import HttpPlayer
+from tests.support.proxy import Proxy
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -49,7 +49,7 @@ async def test_actions_and_views_are_back_within_2s_after_each_stall(proxy: Prox
     server = Server(server_env(proxy.url)).start()
     try:
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-            players = [Player(session, server.url, u, TOKEN) for u in user_ids(2)]
+            players = [HttpPlayer(session, server.url, u, TOKEN) for u in user_ids(2)]
             table = await new_table(players[0], players, turn_seconds=600)
             recoveries = []
             for cycle in range(3):

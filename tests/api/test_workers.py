@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.game import server_env
-from tests.api.procs import REPO, Server
+from tests.support.e2e_game import server_env
+from tests.support.serve import REPO, Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -124,7 +124,7 @@ def test_a_worker_that_dies_is_started_again(redis_url: str) -> None:
             if again:
                 break
         assert again, server.output()[-2000:]
-        assert server.proc.poll() is None
+        assert server.running()
         assert children(server.proc.pid) == {*again, *(p for p in first if p != killed)}
         assert "exited with -9" in server.output() and "starting it again" in server.output()
     finally:

@@ -9,8 +9,8 @@ from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.auth import sign_init_data
-from tests.api.conftest import TOKEN, auth
-from tests.api.fake_tables import FakeTables
+from tests.support.fake_tables import FakeTables
+from tests.support.signed import TOKEN, auth
 
 Client = TestClient[web.Request, web.Application]
 

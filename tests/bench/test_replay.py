@@ -13,8 +13,8 @@ from bench.replay import read_pages
 from events.store import redis_store
 from events.store.factory import embedded_store, open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.conftest import REDIS_TEST_URL
-from tests.store.contract import new_stream
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.streams import new_stream
 
 
 @pytest.fixture(params=["embedded", pytest.param("redis", marks=pytest.mark.redis)])

@@ -17,8 +17,8 @@ from service.api.auth import sign_init_data
 from service.api.config import Config
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.bot.conftest import PUBLIC_URL, TOKEN, free_port
-from tests.bot.fakeapi import FakeBotAPI
+from tests.bot.botkit import PUBLIC_URL, TOKEN, free_port
+from tests.support.fake_bot_api import FakeBotAPI
 
 
 class ApiApp:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
-from functools import cache
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import pytest
@@ -15,38 +13,15 @@ import redis.exceptions
 from aiohttp import web
 
 from service.bot import attach_bot
-from service.bot.i18n import Catalogs, make_i18n
 from service.bot.ports import LiveTables
-from tests import ports
-from tests.bot.fakeapi import FakeBotAPI
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, free_port
+from tests.bot.live import Live
+from tests.bot.serving import Deployment
 from tests.bot.tables_stub import StubTables
-from tests.conftest import REDIS_TEST_URL
-from tests.service.conftest import clock, embedded, services  # noqa: F401 (fixtures)
-
-if TYPE_CHECKING:
-    from tests.bot.live import Live
-    from tests.bot.serving import Deployment
-    from tests.service.conftest import Factory, FakeClock
-
-TOKEN = "123456:TEST-token-for-the-fake-api"
-PUBLIC_URL = "https://svara.example"
-PORTS = range(8200, 8250)  # the bot tests' half of this suite's range 8200-8299
-
-
-def free_port() -> int:
-    """A free port of the bot tests' range."""
-    return ports.free_port(PORTS)
-
-
-@cache
-def catalogs() -> Catalogs:
-    return make_i18n()
-
-
-def say(language: str, text: Callable[..., str], *args: Any) -> str:
-    """What the bot says with `text(*args)` in `language` (from the real catalogs)."""
-    with catalogs().speaking(language):
-        return text(*args)
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.services import Factory
 
 
 @pytest.fixture(autouse=True)
@@ -78,9 +53,6 @@ def stub_tables() -> StubTables:
     return StubTables()
 
 
-BotApp = Callable[..., Awaitable[str]]
-
-
 @pytest.fixture
 async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
     """Start an aiohttp app (on a real port) with the bot attached; returns its base URL."""
@@ -108,8 +80,6 @@ async def deployment(
     tmp_path: Path, fake_api: FakeBotAPI, redis_url: str, unique: str
 ) -> AsyncIterator[Deployment]:
     """`svara serve` replicas of one deployment (`tests.bot.serving`), stopped afterwards."""
-    from tests.bot.serving import Deployment  # it imports this module: not at the top
-
     made = Deployment(tmp_path, fake_api, redis_url, f"bot{unique}")
     yield made
     await asyncio.to_thread(made.stop)
@@ -122,11 +92,9 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
 
 
 @pytest.fixture
-async def live(services: Factory, clock: FakeClock, fake_api: FakeBotAPI,  # noqa: F811
+async def live(services: Factory, clock: FakeClock, fake_api: FakeBotAPI,
                bot_app: BotApp) -> Live:
     """A TableService on the real Redis with the bot attached (polling the fake Bot API)."""
-    from tests.bot.live import Live  # it imports this module's neighbours: not at the top
-
     service = await services()
     await bot_app(service, mode="polling")
     return Live(service, clock, fake_api)

@@ -9,11 +9,13 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from service.bot import texts
 from service.game.settings import TableSettings
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.bot.fakeapi import FakeBotAPI, message_update
-from tests.service.conftest import FakeClock
+from tests.bot.botkit import say
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
 
 
 def people(*languages: str) -> list[User]:
@@ -151,3 +153,32 @@ class Live:
         for user in users:
             await self.service.seat(user, table_id, 300)
         return Table(self.service, self.clock, table_id)
+
+
+async def open_table(service: TableService, clock: FakeClock, users: list[User],
+                     **settings: Any) -> Table:
+    table_id = await service.create_table(users[0], TableSettings(**{"ante": 10, **settings}))
+    for user in users:
+        await service.seat(user, table_id, 300)
+    return Table(service, clock, table_id)
+
+
+async def expected_ping(table: Table, language: str) -> str:
+    """The ping for the turn that just started (the clock stands still during a turn)."""
+    _, state = await table.service.state(table.id)
+    assert state is not None and state.hand is not None and state.hand.turn_deadline
+    left = int(state.hand.turn_deadline - table.clock.now)
+    return say(language, texts.your_turn, table.id, state.hand.pot, left)
+
+
+def is_ping(call: Call) -> bool:
+    return "reply_markup" in call.params and "?table=" in str(call.params["reply_markup"]) \
+        and "sitin" not in str(call.params["reply_markup"])
+
+
+def ping_to(user: User) -> Any:
+    return lambda call: to_chat(user.id)(call) and is_ping(call)
+
+
+def pings_to(fake: FakeBotAPI, user: User) -> list[Call]:
+    return [c for c in fake.sent_to(user.id) if is_ping(c)]

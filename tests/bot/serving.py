@@ -16,10 +16,10 @@ import aiohttp
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from tests.api.player import Player
-from tests.bot.conftest import TOKEN, free_port, say
-from tests.bot.fakeapi import Call, FakeBotAPI, message_update
-from tests.webapp.server import Server
+from tests.bot.botkit import TOKEN, free_port, say
+from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import APP_ENV, Server
 
 PUBLIC = "https://svara.example"
 JSON = dict[str, Any]
@@ -44,8 +44,8 @@ class Deployment:
         like Telegram, hands each update to one getUpdates) or `off`."""
         calls = len(self.fake.calls)
         port = free_port()
-        server = Server(self.tmp / f"serve-{len(self.servers)}.log",
-                        extra_env={**self.env, "BOT_MODE": mode}, port=port)
+        server = Server({**APP_ENV, **self.env, "BOT_MODE": mode}, port,
+                        log=self.tmp / f"serve-{len(self.servers)}.log").spawn()
         self.servers.append(server)
         self.modes[server.port] = mode
         # Importing aiogram alone takes 10 s on a loaded machine.
@@ -55,15 +55,15 @@ class Deployment:
         banner = f"svara: serving on {server.url}/"
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 30
-        while banner not in server.log_path.read_text():
-            assert loop.time() < deadline, server.log_path.read_text()[-2000:]
+        while banner not in server.log.read_text():
+            assert loop.time() < deadline, server.log.read_text()[-2000:]
             await asyncio.sleep(0.05)
         first = {"webhook": "setWebhook", "polling": "getUpdates"}.get(mode)
         if first is not None:
             await self.fake.wait_until(
                 lambda: any(c.method == first for c in self.fake.calls[calls:]), within=30)
         await asyncio.to_thread(server.wait_ready, 30)
-        assert server.proc.poll() is None, server.log_path.read_text()[-2000:]
+        assert server.running(), server.log.read_text()[-2000:]
         return server
 
     async def tell(self, server: Server, update: JSON) -> None:
@@ -78,13 +78,13 @@ class Deployment:
                                          secret=webhook_secret(TOKEN))
         assert status == 200
 
-    async def start_bot(self, server: Server, player: Player, language: str) -> None:
+    async def start_bot(self, server: Server, player: HttpPlayer, language: str) -> None:
         await self.tell(server, message_update("/start", user_id=player.user_id,
                                                first_name=player.name, language_code=language))
         await self.fake.wait_for("sendMessage", to_chat(player.user_id), within=15)
 
     def stop(self) -> list[int]:
-        return [s.stop() for s in self.servers if s.proc.poll() is None]
+        return [s.stop() for s in self.servers if s.running()]
 
 
 def to_chat(chat_id: int) -> Callable[[Call], bool]:
@@ -96,16 +96,16 @@ def is_ping(call: Call, table_id: str) -> bool:
     return f"?table={table_id}" in markup and "sitin" not in markup
 
 
-def pings(fake: FakeBotAPI, player: Player, table_id: str) -> list[Call]:
+def pings(fake: FakeBotAPI, player: HttpPlayer, table_id: str) -> list[Call]:
     return [c for c in fake.sent_to(player.user_id) if is_ping(c, table_id)]
 
 
-def players(session: aiohttp.ClientSession, server: Server, names: list[str]) -> list[Player]:
+def players(session: aiohttp.ClientSession, server: Server, names: list[str]) -> list[HttpPlayer]:
     base = int(uuid.uuid4().int % 10**11) + 10**12  # fresh wallets on the shared Redis
-    return [Player(session, server.url, base + i, TOKEN, name) for i, name in enumerate(names)]
+    return [HttpPlayer(session, server.url, base + i, TOKEN, name) for i, name in enumerate(names)]
 
 
-async def open_table(owner: Player, seated: list[Player], **settings: Any) -> str:
+async def open_table(owner: HttpPlayer, seated: list[HttpPlayer], **settings: Any) -> str:
     status, body = await owner.call("POST", "/api/tables", {"ante": 10, **settings})
     assert status == 201, body
     table_id = str(body["table_id"])
@@ -114,7 +114,7 @@ async def open_table(owner: Player, seated: list[Player], **settings: Any) -> st
     return table_id
 
 
-async def turn_of(player: Player, table_id: str) -> tuple[int | None, JSON]:
+async def turn_of(player: HttpPlayer, table_id: str) -> tuple[int | None, JSON]:
     """The user whose turn it is now (None between turns) and the view."""
     view = await player.view(table_id)
     hand = view["hand"]
@@ -124,7 +124,7 @@ async def turn_of(player: Player, table_id: str) -> tuple[int | None, JSON]:
     return int(seat["user_id"]), view
 
 
-async def move(player: Player, table_id: str) -> None:
+async def move(player: HttpPlayer, table_id: str) -> None:
     view = await player.view(table_id)
     legal = {a["type"]: a for a in view["you"]["legal"]}
     for kind in ("pass", "call", "raise", "fold"):

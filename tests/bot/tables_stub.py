@@ -21,7 +21,7 @@ from service.tables.facade import JSON, ServiceError, User
 from service.tables.presence import Presence
 from service.tables.repo import TableObserver
 from service.tables.streams import Streams
-from tests.api.fake_tables import FakeSocial, memory_key_value
+from tests.support.fake_tables import FakeSocial, memory_key_value
 
 
 class StubTables:

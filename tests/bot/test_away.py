@@ -8,10 +8,9 @@ import pytest
 
 from service.api.auth import sign_init_data
 from tests.bot.api_app import StartApp, api_app  # noqa: F401 (fixture)
-from tests.bot.fakeapi import FakeBotAPI
-from tests.bot.live import Live, people
-from tests.bot.test_notify import expected_ping, ping_to, pings_to
-from tests.service.conftest import FakeClock
+from tests.bot.live import Live, expected_ping, people, ping_to, pings_to
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI
 
 pytestmark = pytest.mark.redis
 

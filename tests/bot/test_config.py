@@ -20,7 +20,7 @@ from service.bot.links import (
     tournament_payload,
 )
 from service.bot.routers.group import UsageError, parse_newtable_args
-from tests.bot.conftest import catalogs
+from tests.bot.botkit import catalogs
 
 # Table ids are what the service makes (hex); "_" separates an invite or a hand number.
 ids = st.from_regex(r"[A-Za-z0-9-]{1,32}", fullmatch=True)

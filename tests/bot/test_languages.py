@@ -15,9 +15,9 @@ from service.bot import texts
 from service.bot.keyboards import SetPings, SitIn
 from service.tables.facade import ServiceError
 from service.tables.profiles import LANGUAGES
-from tests.bot.conftest import PUBLIC_URL, BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, message_update
+from tests.bot.botkit import PUBLIC_URL, BotApp, say
 from tests.bot.tables_stub import StubTables
+from tests.support.fake_bot_api import Call, FakeBotAPI, callback_update, message_update
 
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 ARABIC = re.compile("[\u0600-\u06ff]")

@@ -16,34 +16,20 @@ import pytest
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.keyboards import SitIn
-from service.tables.facade import FeedItem, User
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, member_update, message_update
-from tests.bot.live import Live, Table, people, to_chat
-from tests.service.conftest import Factory, FakeClock
+from service.tables.facade import FeedItem
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
+from tests.bot.live import Live, Table, expected_ping, people, ping_to, pings_to, to_chat
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import (
+    Call,
+    FakeBotAPI,
+    callback_update,
+    member_update,
+    message_update,
+)
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
-
-
-async def expected_ping(table: Table, language: str) -> str:
-    """The ping for the turn that just started (the clock stands still during a turn)."""
-    _, state = await table.service.state(table.id)
-    assert state is not None and state.hand is not None and state.hand.turn_deadline
-    left = int(state.hand.turn_deadline - table.clock.now)
-    return say(language, texts.your_turn, table.id, state.hand.pot, left)
-
-
-def is_ping(call: Call) -> bool:
-    return "reply_markup" in call.params and "?table=" in str(call.params["reply_markup"]) \
-        and "sitin" not in str(call.params["reply_markup"])
-
-
-def ping_to(user: User) -> Any:
-    return lambda call: to_chat(user.id)(call) and is_ping(call)
-
-
-def pings_to(fake: FakeBotAPI, user: User) -> list[Call]:
-    return [c for c in fake.sent_to(user.id) if is_ping(c)]
 
 
 async def test_a_ping_calls_the_player_to_the_table_and_goes_when_the_turn_is_over(
@@ -217,6 +203,7 @@ class NullSink:
         await asyncio.sleep(0)
 
 
+@pytest.mark.serial  # the replicas' race for each ping is timed by a paced sender
 async def test_two_replicas_send_one_ping_per_turn_and_one_result_per_hand(
     services: Factory, clock: FakeClock, fake_api: FakeBotAPI, bot_app: BotApp,
     caplog: pytest.LogCaptureFixture,

@@ -13,9 +13,9 @@ from service.bot import attach_bot, texts
 from service.bot.runner import BOT_KEY
 from service.game.settings import TableSettings
 from service.tables.facade import User
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, message_update
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.tables_stub import StubTables
+from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
 
 
 def button(call: Call) -> dict[str, object]:

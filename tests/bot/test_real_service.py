@@ -11,8 +11,8 @@ from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
-from tests.bot.fakeapi import FakeBotAPI, message_update
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
+from tests.support.fake_bot_api import FakeBotAPI, message_update
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import pytest
 from service.bot import texts
 from service.bot.groups import GroupTables
 from service.bot.results import Outcome, Shown, render
-from tests.bot.conftest import say
-from tests.bot.fakeapi import FakeBotAPI, message_update
+from tests.bot.botkit import say
 from tests.bot.live import Live, Table, people, to_chat
-from tests.service.conftest import FakeClock
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, message_update
 
 pytestmark = pytest.mark.redis
 

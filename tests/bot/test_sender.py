@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from service.bot.runner import make_bot
 from service.bot.sender import Limits, Sender, chat_of
-from tests.bot.conftest import TOKEN
-from tests.bot.fakeapi import Call, FakeBotAPI
+from tests.bot.botkit import TOKEN
+from tests.support.fake_bot_api import Call, FakeBotAPI
 
 EPS = 0.002  # between booking a call's slot and its departure: no await, microseconds
 

@@ -11,9 +11,9 @@ import pytest
 
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
-from tests.bot.conftest import PORTS, TOKEN, free_port, say
-from tests.bot.fakeapi import FakeBotAPI, message_update
-from tests.webapp.server import Server
+from tests.bot.botkit import PORTS, TOKEN, free_port, say
+from tests.support.fake_bot_api import FakeBotAPI, message_update
+from tests.support.serve import APP_ENV, Server
 
 pytestmark = pytest.mark.slow
 
@@ -27,14 +27,14 @@ async def serve(tmp_path: Path) -> AsyncIterator[StartServer]:
     def start(**env: str) -> Server:
         port = free_port()
         env = {k: v.format(port=port) for k, v in env.items()}
-        srv = Server(tmp_path / f"serve-{len(servers)}.log", extra_env=env, port=port)
+        srv = Server({**APP_ENV, **env}, port, log=tmp_path / f"serve-{len(servers)}.log").spawn()
         servers.append(srv)
         srv.wait_ready(within=60)  # importing aiogram alone takes 10 s on a loaded machine
         return srv
 
     yield start
     for srv in servers:
-        if srv.proc.poll() is None:
+        if srv.running():
             srv.stop()
 
 

@@ -18,9 +18,7 @@ import pytest
 
 from service.bot import texts
 from service.bot.keyboards import SitIn
-from tests.api.player import Player
-from tests.bot.conftest import TOKEN, say
-from tests.bot.fakeapi import FakeBotAPI, callback_update, message_update
+from tests.bot.botkit import TOKEN, say
 from tests.bot.serving import (
     PUBLIC,
     Deployment,
@@ -35,6 +33,8 @@ from tests.bot.serving import (
     to_chat,
     turn_of,
 )
+from tests.support.fake_bot_api import FakeBotAPI, callback_update, message_update
+from tests.support.http_player import HttpPlayer
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -130,7 +130,7 @@ async def test_two_replicas_one_ping_per_turn_and_one_result_per_hand(
     table_id = invite.params["reply_markup"]["inline_keyboard"][0][0]["url"].split("table_")[1]
     # Boris watches the table through replica two: it follows the table's events, so both
     # replicas see every turn. Everyone acts through replica one.
-    watcher = Player(session, two.url, boris.user_id, TOKEN, "Boris")
+    watcher = HttpPlayer(session, two.url, boris.user_id, TOKEN, "Boris")
     await watcher.listen(table_id)
     for player in (ana, boris):  # the hand starts as the second player sits down
         await player.ok("POST", f"/api/tables/{table_id}/seat", {"buy_in": 300})
@@ -170,7 +170,7 @@ async def test_two_replicas_one_ping_per_turn_and_one_result_per_hand(
     assert len(results) == 1  # one per hand
     # Every ping claimed was delivered once, and each of Ana's turns was raced for by both
     # replicas: one sent the ping, the other stood back.
-    logs = [s.log_path.read_text() for s in deployment.servers]
+    logs = [s.output() for s in deployment.servers]
     sent = {m for log in logs for m in re.findall(rf"ping for (turn:{table_id}:\S+): sending it",
                                                   log)}
     stood_back = {m for log in logs for m in re.findall(

@@ -15,9 +15,7 @@ import aiohttp
 import pytest
 
 from service.bot import texts
-from tests.api.player import Player
-from tests.bot.conftest import say
-from tests.bot.fakeapi import Call, FakeBotAPI, message_update
+from tests.bot.botkit import say
 from tests.bot.serving import (
     Deployment,
     move,
@@ -28,6 +26,8 @@ from tests.bot.serving import (
     to_chat,
     turn_of,
 )
+from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
+from tests.support.http_player import HttpPlayer
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -37,7 +37,7 @@ def is_timeout_notice(call: Call, language: str, table_id: str) -> bool:
                                    say(language, texts.timed_out_folded, table_id))
 
 
-def turn_pings(fake: FakeBotAPI, player: Player, language: str, table_id: str) -> list[Call]:
+def turn_pings(fake: FakeBotAPI, player: HttpPlayer, language: str, table_id: str) -> list[Call]:
     """The pings sent to `player` (the timeout notice has the table's button too)."""
     return [c for c in pings(fake, player, table_id)
             if not is_timeout_notice(c, language, table_id)]
@@ -125,6 +125,6 @@ async def test_moves_through_an_off_replica_are_pinged_told_and_posted_once(
                 if is_timeout_notice(c, "bg", table_id)]
     results = [c for c in fake_api.sent_to(group) if c.params["text"].startswith(result_header)]
     assert len(results) == 1
-    logs = [s.log_path.read_text() for s in deployment.servers]
+    logs = [s.output() for s in deployment.servers]
     marks = re.findall(rf"ping for (turn:{table_id}:\S+): sending it", "".join(logs))
     assert len(marks) == len(set(marks)) == total

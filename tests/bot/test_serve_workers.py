@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.conftest import TOKEN, free_port
-from tests.bot.fakeapi import FakeBotAPI, message_update
+from tests.bot.botkit import TOKEN, free_port
 from tests.bot.serving import to_chat
-from tests.webapp.server import Server
+from tests.support.fake_bot_api import FakeBotAPI, message_update
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -21,13 +21,13 @@ async def test_two_workers_poll_once(fake_api: FakeBotAPI, redis_url: str, uniqu
     env = {"REDIS_URL": redis_url, "SVARA_NAMESPACE": f"workers-{unique}", "BOT_TOKEN": TOKEN,
            "BOT_MODE": "polling", "TELEGRAM_API_URL": fake_api.url, "WORKERS": "2",
            "PUBLIC_URL": "https://svara.example", "LOG_LEVEL": "INFO"}
-    server = Server(tmp_path / "serve.log", extra_env=env, port=free_port())
+    server = Server(env, free_port(), log=tmp_path / "serve.log").spawn()
     try:
-        await asyncio.to_thread(server.wait_ready, 60)
+        await asyncio.to_thread(server.wait_ready)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 60
-        while "worker 1 (pid" not in server.log_path.read_text():  # both are up
-            assert loop.time() < deadline, server.log_path.read_text()[-2000:]
+        while "worker 1 (pid" not in server.output():  # both are up
+            assert loop.time() < deadline, server.output()[-2000:]
             await asyncio.sleep(0.1)
         calls = len(fake_api.calls_of("getUpdates"))
         # Long polls of a second loop would overlap the first's: let several go by.
@@ -42,5 +42,5 @@ async def test_two_workers_poll_once(fake_api: FakeBotAPI, redis_url: str, uniqu
         assert len(fake_api.sent_to(51)) == 1
     finally:
         code = await asyncio.to_thread(server.stop)
-    assert code == 0, server.log_path.read_text()[-2000:]
-    assert "(Redis, 2 workers on SO_REUSEPORT, bot polling)" in server.log_path.read_text()
+    assert code == 0, server.output()[-2000:]
+    assert "(Redis, 2 workers on SO_REUSEPORT, bot polling)" in server.output()

@@ -14,8 +14,9 @@ from service.game.decider import fold
 from service.game.state import TableState
 from service.tables.facade import FeedItem, User
 from service.tables.presence import Presence
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

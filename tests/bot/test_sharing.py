@@ -6,20 +6,18 @@ MINI_APP_NAME is set (`?start=` when not)."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
 from service.bot import share_texts, texts
 from service.bot.links import share_url
-from service.game.settings import TableSettings
 from service.tables.facade import User
-from service.tables.service import TableService
 from tests.bot.api_app import StartApp, api_app  # noqa: F401 (fixture)
-from tests.bot.conftest import PUBLIC_URL, BotApp, say
-from tests.bot.fakeapi import FakeBotAPI, inline_query_update, message_update
-from tests.bot.live import Table, people, to_chat
-from tests.service.conftest import Factory, FakeClock
+from tests.bot.botkit import PUBLIC_URL, BotApp, say
+from tests.bot.live import Table, open_table, people, to_chat
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, inline_query_update, message_update
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 
@@ -32,14 +30,6 @@ def link(payload: str | None = None, app: str | None = APP) -> str:
     if app:
         return f"https://t.me/{BOT}/{app}" + (f"?startapp={payload}" if payload else "")
     return f"https://t.me/{BOT}" + (f"?start={payload}" if payload else "")
-
-
-async def open_table(service: TableService, clock: FakeClock, users: list[User],
-                     **settings: Any) -> Table:
-    table_id = await service.create_table(users[0], TableSettings(**{"ante": 10, **settings}))
-    for user in users:
-        await service.seat(user, table_id, 300)
-    return Table(service, clock, table_id)
 
 
 async def test_a_shared_table_is_a_prepared_message_with_a_join_button_to_the_mini_app(

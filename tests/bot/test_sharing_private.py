@@ -10,9 +10,9 @@ import pytest
 
 from service.game.settings import TableSettings
 from tests.bot.api_app import StartApp, api_app  # noqa: F401 (fixture)
-from tests.bot.fakeapi import FakeBotAPI
 from tests.bot.live import people
-from tests.service.conftest import FakeClock
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import FakeBotAPI
 
 pytestmark = pytest.mark.redis
 

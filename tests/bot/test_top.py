@@ -13,9 +13,9 @@ import pytest
 
 from service.bot import top_texts
 from service.tables.profiles import LANGUAGES
-from tests.bot.conftest import BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, message_update
+from tests.bot.botkit import BotApp, say
 from tests.bot.tables_stub import StubTables
+from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
 
 ids = itertools.count(71_000)
 EVIL = "<b>Eve</b> & <i>co</i> 🃏"

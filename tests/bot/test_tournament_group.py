@@ -18,10 +18,11 @@ from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.tournament_cards import TournamentJoin, render_card
 from service.bot.watch import TableWatch
 from service.tables.service import TableService
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, say
-from tests.bot.fakeapi import Call, FakeBotAPI, callback_update, message_update
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.live import Live, people, play_tournament, to_chat
-from tests.service.conftest import Factory, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import Call, FakeBotAPI, callback_update, message_update
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

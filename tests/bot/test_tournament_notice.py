@@ -8,9 +8,9 @@ import pytest
 
 from events.tournament import TournamentSettings
 from service.bot import texts
-from tests.bot.conftest import say
-from tests.bot.fakeapi import FakeBotAPI
+from tests.bot.botkit import say
 from tests.bot.live import Live, people, to_chat
+from tests.support.fake_bot_api import FakeBotAPI
 
 pytestmark = pytest.mark.redis
 

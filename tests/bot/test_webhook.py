@@ -10,9 +10,9 @@ from service.bot import attach_bot, texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.game.settings import TableSettings
 from service.tables.facade import User
-from tests.bot.conftest import PUBLIC_URL, TOKEN, BotApp, free_port, say
-from tests.bot.fakeapi import FakeBotAPI, message_update
+from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, free_port, say
 from tests.bot.tables_stub import StubTables
+from tests.support.fake_bot_api import FakeBotAPI, message_update
 
 
 async def test_startup_registers_the_webhook_with_a_secret(

@@ -8,7 +8,7 @@ import pytest
 
 from service.bot import texts
 from service.tables.profiles import LANGUAGES
-from tests.bot.conftest import say
+from tests.bot.botkit import say
 
 # "the server", as the old notices put it (the server folded your hand / passed for you)
 SERVER = {"en": "server", "ru": "сервер", "bg": "сървър", "tr": "sunucu", "de": "server",

@@ -5,19 +5,16 @@ service message. Real aiogram against the fake Bot API, the real TableService on
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-
 import pytest
 
 from service.tables import profiles
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.bot.api_app import ApiApp, StartApp, api_app  # noqa: F401 (fixture)
-from tests.bot.fakeapi import Call, FakeBotAPI, write_access_update
-from tests.bot.live import Table, people, to_chat
-from tests.bot.test_sharing import open_table
-from tests.service.conftest import FakeClock
+from tests.bot.live import Table, open_table, people, to_chat
+from tests.support.clock import FakeClock
+from tests.support.fake_bot_api import Call, FakeBotAPI, write_access_update
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -25,16 +22,6 @@ pytestmark = pytest.mark.redis
 def is_ping(call: Call) -> bool:
     return "?table=" in str(call.params.get("reply_markup")) and "sitin" not in str(
         call.params.get("reply_markup"))
-
-
-async def until(condition: Callable[[], Awaitable[bool]], within: float = 5.0) -> None:
-    """Wait until `condition()` holds (what the server does in the background), checked
-    every 20 ms; fails after `within` seconds."""
-    for _ in range(int(within / 0.02)):
-        if await condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the condition never held")
 
 
 async def pinged(app: ApiApp, fake_api: FakeBotAPI, clock: FakeClock, ana: User,
@@ -80,7 +67,7 @@ async def test_signed_init_data_that_allows_writes_lets_pings_reach_the_player(
     status, _ = await app.call("GET", "/api/tables", ana, allows_write_to_pm=True)
     assert status == 200
     service: TableService = app.service
-    await until(lambda: _reachable(service, ana))
+    await eventually(lambda: _reachable(service, ana), 5)
     assert await can_ping(app, ana)
     await pinged(app, fake_api, clock, ana, boris)
 
@@ -96,7 +83,7 @@ async def test_the_write_access_allowed_service_message_lets_pings_reach_the_pla
     ana, boris = people("tr", "en")
     fake_api.push_update(write_access_update(user_id=ana.id, first_name=ana.name,
                                              language_code="tr"))
-    await until(lambda: _granted(app.service, ana), within=10)
+    await eventually(lambda: _granted(app.service, ana), 10)
     assert await can_ping(app, ana)
     await pinged(app, fake_api, clock, ana, boris)
     # The service message got no answer of its own: the ping is all Ana was sent.

@@ -16,10 +16,17 @@ import aiohttp
 import pytest
 from redis.crc import key_slot
 
-from tests.api.game import TOKEN, chips_on_table, hands_done, new_table, server_env, step, user_ids
-from tests.api.player import Player, check_feed
-from tests.api.procs import Server
-from tests.store.servers import (
+from tests.support.e2e_game import (
+    TOKEN,
+    chips_on_table,
+    hands_done,
+    new_table,
+    server_env,
+    step,
+    user_ids,
+)
+from tests.support.http_player import HttpPlayer, check_feed
+from tests.support.redis_servers import (
     RedisServer,
     cli,
     fail_over,
@@ -27,6 +34,7 @@ from tests.store.servers import (
     slot_owners,
     start_cluster,
 )
+from tests.support.serve import Server
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 GRANT = 1000
@@ -35,7 +43,7 @@ TABLES = 8
 JSON = dict[str, Any]
 
 
-class PatientPlayer(Player):
+class PatientPlayer(HttpPlayer):
     """Answers 503 as a client should: the same request again shortly (an action keeps its
     action_id, so a retry can never act twice). The store rides out a failover itself; a
     rare 503 can still reach a client while the cluster settles, and is counted."""
@@ -67,7 +75,7 @@ async def session() -> AsyncIterator[aiohttp.ClientSession]:
         yield s
 
 
-async def play_on(players: list[Player], table: str, seed: int,
+async def play_on(players: list[HttpPlayer], table: str, seed: int,
                   done: Callable[[JSON], bool]) -> None:
     rng = random.Random(seed)
     total = len(players) * BUY_IN
@@ -84,11 +92,11 @@ async def test_two_servers_on_a_cluster_with_a_failover(
     servers = [Server(server_env(url, namespace=namespace)).start(60.0) for _ in range(2)]
     try:
         # Each table: three players, two on one server and one on the other.
-        seats: list[list[Player]] = []
+        seats: list[list[HttpPlayer]] = []
         tables: list[str] = []
         for t in range(TABLES):
             ids = user_ids(3)
-            players: list[Player] = [PatientPlayer(session, servers[(t + i) % 2].url, u, TOKEN)
+            players: list[HttpPlayer] = [PatientPlayer(session, servers[(t + i) % 2].url, u, TOKEN)
                        for i, u in enumerate(ids)]
             tables.append(await new_table(players[0], players, buy_in=BUY_IN, turn_seconds=60,
                                           next_hand_seconds=0))

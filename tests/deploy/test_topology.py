@@ -20,13 +20,13 @@ import aiohttp
 import pytest
 
 from service.bot.config import WEBHOOK_PATH
-from tests.api.game import TOKEN, chips_on_table, new_table, play, server_env, user_ids
-from tests.api.player import Player, check_feed
-from tests.api.procs import Server, free_port
-from tests.bot.fakeapi import FakeBotAPI, message_update
 from tests.deploy.nginx import Nginx
-from tests.store.servers import RedisServer
-from tests.store.servers import free_port as free_redis_port
+from tests.support.e2e_game import TOKEN, chips_on_table, new_table, play, server_env, user_ids
+from tests.support.fake_bot_api import FakeBotAPI, message_update
+from tests.support.http_player import HttpPlayer, check_feed
+from tests.support.redis_servers import RedisServer
+from tests.support.redis_servers import free_port as free_redis_port
+from tests.support.serve import Server, free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 REDIS_CONF = Path(__file__).resolve().parents[2] / "deploy" / "redis.conf"
@@ -97,7 +97,7 @@ async def test_hand_through_nginx_survives_a_killed_replica(
         for replica in replicas:
             assert await asyncio.to_thread(status_of, f"{replica.url}/metrics") == 200
 
-        players = [Player(session, proxy.url, u, TOKEN) for u in user_ids(3)]
+        players = [HttpPlayer(session, proxy.url, u, TOKEN) for u in user_ids(3)]
         table = await new_table(players[0], players, buy_in=500, turn_seconds=60,
                                 next_hand_seconds=0)
         feeds = [await p.listen(table) for p in players]  # round-robin: on both replicas

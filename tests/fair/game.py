@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,10 +13,11 @@ from events.codec import decode_table_event
 from events.store.redis_store import RedisEventStore
 from events.table import Called, CardsDealt, HandSettled, HandStarted, Looked, ShowdownHappened
 from service import verify
+from service.game.legal import legal_actions
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands, seated_table
 
 
 @dataclass
@@ -91,3 +93,48 @@ async def both_verdicts(
     server = first_failures(audit["results"])
     assert audit["verified"] == (not server)
     return server, first_failures(report.results())
+
+
+async def play_randomly(
+    service: TableService, clock: FakeClock, table_id: str, users: list[User], hands: int,
+    rng: random.Random,
+) -> None:  # fmt: skip
+    """Random legal moves (looks, blinds, raises, folds, svara joins), a timeout now and
+    then, and players changing their seeds, until hand `hands` is settled."""
+    for _ in range(60 * hands + 200):
+        state = (await service.repo.load(table_id)).state
+        assert state is not None
+        if state.hand_number > hands or (state.hand_number == hands and state.phase == "settled"):
+            return  # (with no pause between hands, the settling action deals the next)
+        seated = [u for u in users if state.seat_of(u.id) is not None]
+        if rng.random() < 0.04:
+            user = rng.choice(seated)
+            seed = rng.choice(["a", "b-2", "C_3", uuid.uuid4().hex])
+            await service.set_client_seed(user, table_id, seed)
+            continue
+        hand = state.hand
+        if hand is not None and hand.phase == "svara_join" and rng.random() < 0.3:
+            gone = state.seats[rng.choice(hand.tied)]  # a walkover, when one contender is left
+            assert gone is not None
+            await service.leave(next(u for u in users if u.id == gone.user_id), table_id)
+            continue
+        away = [u for u in users if u not in seated]
+        if away and (hand is None or hand.phase == "settled" or rng.random() < 0.1):
+            await service.seat(away[0], table_id, state.settings.buy_in_range[0])
+            continue
+        moves = [(u, a) for u in users for a in legal_actions(state, u.id)]
+        waiting = [m for m in moves if m[1].type != "look"]
+        if state.deadline is not None and (not waiting or rng.random() < 0.03):
+            clock.now = max(clock.now, state.deadline)
+            await service.driver.fire(table_id)
+            continue
+        if not moves:
+            return  # fewer than two players can pay the ante: this table is done
+        user, action = rng.choice(moves)
+        amount = action.amount
+        if action.min is not None and action.max is not None:
+            amount = rng.choice([action.min, action.min, rng.randint(action.min, action.max)])
+        await service.act(user, table_id, action_id=uuid.uuid4().hex, type=action.type,
+                          amount=amount)  # fmt: skip
+        clock.advance(rng.choice([0.0, 0.5, 1.25]))
+    raise AssertionError(f"hand {hands} did not settle: {state}")

@@ -6,7 +6,7 @@ each with the verdict every verifier must give (docs/VERIFYING.md describes it).
 
 The good hands are real games played through the rules engine with fixed seeds
 (tests/fair/corpus_games.py); the tampered ones are those logs edited the way an attacker with
-the database would (tests/fair/tamper.py), exported afterwards. Each tampered case states the
+the database would (tests/support/tamper.py), exported afterwards. Each tampered case states the
 check and the event version it must fail at; the generator refuses to write a corpus on which
 the offline verifier and the server's audit do not both give exactly that.
 """
@@ -17,7 +17,6 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -30,9 +29,9 @@ from service.game.settings import TableSettings
 from service.tables.audit_checks import check_log
 from service.tables.export import build_export, decode_lenient
 from tests.fair.corpus_games import Game, find
-from tests.fair.tamper import Change, data_of, edit, move_time, rehashed, remove, swap
+from tests.support.corpus import ROOT
+from tests.support.tamper import Change, data_of, edit, move_time, rehashed, remove, swap
 
-ROOT = Path(__file__).resolve().parents[2] / "docs" / "verifier-corpus"
 BASE = TableSettings(ante=10, max_seats=6, turn_seconds=30, next_hand_seconds=3)
 Events = list[ev.TableEvent]
 
@@ -225,12 +224,6 @@ CASES = [
 def _log_entries(stored: list[StoredEvent]) -> list[dict[str, Any]]:
     return [{"version": s.version, "at": at_text(s.at), "chain": s.chain, "hash": s.hash,
              "raw": s.data.decode()} for s in stored]  # fmt: skip
-
-
-def read_log(entries: list[dict[str, Any]]) -> list[StoredEvent]:
-    """A corpus log file back as the store's entries."""
-    return [StoredEvent(e["version"], e["raw"].encode(), float(e["at"]), e["hash"],
-                        chain=e["chain"]) for e in entries]  # fmt: skip
 
 
 def _export(table_id: str, hand: int, stored: list[StoredEvent]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -19,14 +18,12 @@ import pytest
 from events.codec import decode_table_event
 from events.table import HandSettled, HandStarted, SvaraDealStarted, TableEvent
 from service import verify
-from service.game.legal import legal_actions
 from service.game.settings import TableSettings
-from service.tables.facade import User
-from service.tables.service import TableService
-from tests.fair.game import Played, both_verdicts, first_failures
-from tests.fair.tamper import Change, edit, move_time, remove, swap, tamper
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.fair.game import Played, both_verdicts, first_failures, play_randomly
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, seated_table
+from tests.support.services import Factory
+from tests.support.tamper import Change, edit, move_time, remove, swap, tamper
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -39,52 +36,6 @@ TABLES = [
                   dealer="rotate", natural_777=33),
 ]  # fmt: skip
 HANDS_PER_TABLE = 80
-
-
-async def _play(
-    service: TableService, clock: FakeClock, table_id: str, users: list[User], hands: int,
-    rng: random.Random,
-) -> None:  # fmt: skip
-    """Random legal moves (looks, blinds, raises, folds, svara joins), a timeout now and
-    then, and players changing their seeds, until hand `hands` is settled."""
-    for _ in range(60 * hands + 200):
-        state = (await service.repo.load(table_id)).state
-        assert state is not None
-        if state.hand_number > hands or (state.hand_number == hands and state.phase == "settled"):
-            return  # (with no pause between hands, the settling action deals the next)
-        seated = [u for u in users if state.seat_of(u.id) is not None]
-        if rng.random() < 0.04:
-            user = rng.choice(seated)
-            seed = rng.choice(["a", "b-2", "C_3", uuid.uuid4().hex])
-            await service.set_client_seed(user, table_id, seed)
-            continue
-        hand = state.hand
-        if hand is not None and hand.phase == "svara_join" and rng.random() < 0.3:
-            gone = state.seats[rng.choice(hand.tied)]  # a walkover, when one contender is left
-            assert gone is not None
-            await service.leave(next(u for u in users if u.id == gone.user_id), table_id)
-            continue
-        away = [u for u in users if u not in seated]
-        if away and (hand is None or hand.phase == "settled" or rng.random() < 0.1):
-            await service.seat(away[0], table_id, state.settings.buy_in_range[0])
-            continue
-        moves = [(u, a) for u in users for a in legal_actions(state, u.id)]
-        waiting = [m for m in moves if m[1].type != "look"]
-        if state.deadline is not None and (not waiting or rng.random() < 0.03):
-            clock.now = max(clock.now, state.deadline)
-            await service.driver.fire(table_id)
-            continue
-        if not moves:
-            return  # fewer than two players can pay the ante: this table is done
-        user, action = rng.choice(moves)
-        amount = action.amount
-        if action.min is not None and action.max is not None:
-            amount = rng.choice([action.min, action.min, rng.randint(action.min, action.max)])
-        await service.act(user, table_id, action_id=uuid.uuid4().hex, type=action.type,
-                          amount=amount)  # fmt: skip
-        clock.advance(rng.choice([0.0, 0.5, 1.25]))
-    raise AssertionError(f"hand {hands} did not settle: {state}")
-
 
 
 async def test_the_verifier_and_the_audit_agree_on_hundreds_of_random_hands(
@@ -107,7 +58,7 @@ async def test_the_verifier_and_the_audit_agree_on_hundreds_of_random_hands(
                                       buy_in=settings.buy_in_range[1])  # fmt: skip
         for user in users[::2]:
             await service.set_client_seed(user, table_id, f"seed-{user.id}")
-        await _play(service, clock, table_id, users, HANDS_PER_TABLE, rng)
+        await play_randomly(service, clock, table_id, users, HANDS_PER_TABLE, rng)
         stored = await service.store.read(service.streams.table(table_id))
         events = [decode_table_event(s.data) for s in stored]
         numbers = [e.number for e in events if isinstance(e, HandSettled)]
@@ -147,7 +98,7 @@ async def test_they_agree_on_random_edits_of_random_hands(
         settings = TABLES[round_ % len(TABLES)]
         table_id = await seated_table(service, users, settings, buy_in=settings.buy_in_range[1])
         await service.set_client_seed(users[1], table_id, "cut")
-        await _play(service, clock, table_id, users, 4, rng)
+        await play_randomly(service, clock, table_id, users, 4, rng)
         p = Played(service, table_id, users, 2, {})
         stored = await service.store.read(p.stream)
         events = [decode_table_event(s.data) for s in stored]

@@ -16,8 +16,9 @@ import pytest
 from service import verify
 from service.tables.audit_checks import check_log
 from service.tables.export import decode_lenient
-from tests.fair import node
-from tests.fair.make_corpus import CASES, GOOD, ROOT, build, read_log
+from tests.fair.make_corpus import CASES, GOOD, build
+from tests.support import fair_node as node
+from tests.support.corpus import ROOT, read_log
 
 MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text())
 ITEMS = {item["name"]: item for item in MANIFEST["files"]}

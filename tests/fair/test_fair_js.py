@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
-from aiohttp import web
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Page
 
 from events.store import open_store
 from events.store.chain import link_of
@@ -25,39 +23,26 @@ from service import verify
 from service.game.deck import commitment, mix_of, shuffled_deck, shuffled_deck_v2
 from service.tables.service import TableService
 from tests.fair.game import Played, played
-from tests.fair.tamper import Change, edit, move_time, rehash_only, rehashed, remove, swap, tamper
-from tests.service.conftest import FakeClock
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.clock import FakeClock
+from tests.support.fair_page import fair_page
+from tests.support.tamper import (
+    Change,
+    edit,
+    move_time,
+    rehash_only,
+    rehashed,
+    remove,
+    swap,
+    tamper,
+)
 
-STATIC = Path(__file__).resolve().parents[2] / "service" / "api" / "static"
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def page() -> AsyncIterator[Page]:
-    """A blank page served next to the web app's static files, so `import("/js/fair.js")`
-    loads the very module the app serves."""
-    app = web.Application()
-
-    async def blank(request: web.Request) -> web.Response:
-        return web.Response(text="<!doctype html><title>fair.js</title>", content_type="text/html")
-
-    app.router.add_get("/", blank)
-    app.router.add_static("/js", STATIC / "js")
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                           timeout=15_000)  # fmt: skip
-        p = await browser.new_page()
-        p.set_default_timeout(15_000)
-        await p.goto(f"http://127.0.0.1:{port}/")
+    async with fair_page() as p:
         yield p
-        await browser.close()
-    await runner.cleanup()
 
 
 async def js(page: Page, body: str, arg: Any = None) -> Any:

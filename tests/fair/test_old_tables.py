@@ -21,8 +21,9 @@ from events.store.redis_store import RedisEventStore
 from events.table import CardsDealt
 from service import verify
 from service.tables.facade import User
-from tests.fair.test_agreement import _play
-from tests.service.conftest import Factory, FakeClock
+from tests.fair.game import play_randomly
+from tests.support.clock import FakeClock
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 V1_LOG = Path(__file__).resolve().parents[1] / "game" / "data" / "v1_table_log.jsonl.gz"
@@ -76,7 +77,7 @@ async def test_a_table_from_before_v2_verifies_and_plays_on(
     assert state is not None and state.hand_number == 150
     clock.now = 1_800_000_000.0
     users = [User(id=s.user_id, name=s.name) for s in state.seats if s is not None]
-    await _play(service, clock, "golden", users, 154, random.Random(1))
+    await play_randomly(service, clock, "golden", users, 154, random.Random(1))
     stored = await store.read(stream)
     assert [e.chain for e in stored[last_old:]] == [2] * (len(stored) - last_old)
     algorithms = {}

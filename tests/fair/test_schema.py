@@ -13,10 +13,10 @@ import pytest
 
 from events.store.base import StoredEvent
 from service import verify
-from tests.fair import node
-from tests.fair.make_corpus import ROOT
 from tests.fair.schema import event_schema, normal
-from tests.fair.tamper import edit
+from tests.support import fair_node as node
+from tests.support.corpus import ROOT
+from tests.support.tamper import edit
 
 GOOD = ROOT / "exports" / "good" / "v2-deck.json"
 

@@ -22,7 +22,9 @@ import pytest
 from events.store.base import StoredEvent
 from service import verify
 from tests.fair.game import Played, both_verdicts, played
-from tests.fair.tamper import (
+from tests.support.clock import FakeClock
+from tests.support.services import Factory
+from tests.support.tamper import (
     Change,
     edit,
     move_time,
@@ -32,7 +34,6 @@ from tests.fair.tamper import (
     swap,
     tamper,
 )
-from tests.service.conftest import Factory, FakeClock
 
 pytestmark = pytest.mark.redis
 

@@ -31,8 +31,9 @@ from service.game.deck import mix_of, shuffled_deck, shuffled_deck_v2
 from service.game.scoring import compute_score
 from service.game.settings import ScoringOptions
 from tests.fair.game import Played, played
-from tests.fair.tamper import edit, tamper
-from tests.service.conftest import Factory, FakeClock
+from tests.support.clock import FakeClock
+from tests.support.services import Factory
+from tests.support.tamper import edit, tamper
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -277,7 +278,7 @@ def _an_export() -> str:
     async def build() -> str:
         from events.store import open_store
         from service.tables.service import TableService
-        from tests.service.helpers import make_users, play_hands, seated_table
+        from tests.support.service_play import make_users, play_hands, seated_table
 
         clock = FakeClock()
         service = TableService(open_store(None), clock=clock, namespace="fuzz:")

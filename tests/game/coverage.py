@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from events import table as ev
 from service.game.state import TableState
-from tests.game.oracle import is_joker_777, is_joker_pair, is_natural_777
+from tests.support.oracle import is_joker_777, is_joker_pair, is_natural_777
 
 TARGETS = (
     "phase blind",

@@ -29,8 +29,8 @@ from events.settings import TableSettings
 from service.game import commands as cmd
 from service.game.decider import decide, evolve, fold
 from service.game.state import TableState
-from tests.game.oracle import is_joker_777, is_joker_pair, is_natural_777, settings_score
-from tests.game.tablekit import deal_for
+from tests.support.oracle import is_joker_777, is_joker_pair, is_natural_777, settings_score
+from tests.support.tablekit import deal_for
 
 Hands = Sequence[tuple[str, ...]]
 SEED_DRAWN: type | None = getattr(ev, "SeedDrawn", None)  # v2's seed drawn ahead of its deal

@@ -34,8 +34,6 @@ from service.game.legal import LegalAction, legal_actions
 from service.game.settings import TableSettings
 from service.game.state import TableState, decode_state, encode_state
 from tests.game.coverage import Coverage
-from tests.game.oracle import check_settlement, check_showdown
-from tests.game.privacy import check_projected_event, check_view
 from tests.game.random_play import (
     Chooser,
     Drawer,
@@ -46,6 +44,8 @@ from tests.game.random_play import (
     table_settings,
 )
 from tests.game.stacking import Stacker, first_deal
+from tests.support.oracle import check_settlement, check_showdown
+from tests.support.privacy import check_projected_event, check_view
 
 USERS = list(range(101, 113))
 ACTIONS = ["blind", "pass", "look", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in"]

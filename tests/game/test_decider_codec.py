@@ -12,7 +12,7 @@ from events import table as ev
 from events.codec import decode_table_event, encode_table_event, event_type
 from service.game.settings import TableSettings
 from service.game.state import decode_state, encode_state
-from tests.game.tablekit import table_with
+from tests.support.tablekit import table_with
 
 SAMPLES: list[ev.TableEvent] = [
     ev.TableCreated(table_id="t", settings=TableSettings(ante=2), created_by=1, created_at=5.0),

@@ -9,8 +9,8 @@ import msgspec
 from events import table as ev
 from service.game import commands as cmd
 from service.game.view import project_event, view
-from tests.game.privacy import check_projected_event, check_view
-from tests.game.tablekit import Table, seed_where, table_with
+from tests.support.privacy import check_projected_event, check_view
+from tests.support.tablekit import Table, seed_where, table_with
 
 A, B, C = 11, 12, 13
 

@@ -1,4 +1,4 @@
-"""The property tests' privacy checks (tests/game/privacy.py) must be able to fail: each is
+"""The property tests' privacy checks (tests/support/privacy.py) must be able to fail: each is
 shown a real view or event with one thing derived from hidden cards put in, and refuses it."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from events import table as ev
 from service.game.view import project_event, view
-from tests.game.privacy import check_event_data, check_view_json, visible_cards
-from tests.game.tablekit import Table, table_with
+from tests.support.privacy import check_event_data, check_view_json, visible_cards
+from tests.support.tablekit import Table, table_with
 
 A, B, C = 11, 12, 13
 

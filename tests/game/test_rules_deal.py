@@ -9,7 +9,7 @@ from events import table as ev
 from service.game import commands as cmd
 from service.game.decider import decide, fold
 from service.game.deck import deal_hands, mix_of, shuffled_deck_v2
-from tests.game.tablekit import T0, Table, seed_of, table_with
+from tests.support.tablekit import T0, Table, seed_of, table_with
 
 A, B, C, D = 11, 12, 13, 14
 

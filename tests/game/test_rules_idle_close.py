@@ -14,7 +14,7 @@ from service.game.decider import fold
 from service.game.legal import legal_actions
 from service.game.state import IDLE_CLOSE_SECONDS
 from service.game.view import project_event, view
-from tests.game.tablekit import T0, Table, seed_of, table_with
+from tests.support.tablekit import T0, Table, seed_of, table_with
 
 A, B = 11, 12
 DAY = IDLE_CLOSE_SECONDS

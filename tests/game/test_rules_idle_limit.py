@@ -15,7 +15,7 @@ from service.game.decider import decide, fold, step
 from service.game.errors import GameError
 from service.game.settings import TableSettings
 from service.game.state import IDLE_CLOSE_SECONDS
-from tests.game.tablekit import T0, Table, seed_of
+from tests.support.tablekit import T0, Table, seed_of
 
 A = 11
 TEN_MINUTES = 600.0

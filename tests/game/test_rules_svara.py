@@ -10,7 +10,7 @@ from events import table as ev
 from service.game.legal import legal_actions
 from service.game.scoring import score
 from service.game.tx import next_deal_seed
-from tests.game.tablekit import Table, deal_for, seed_of, seed_where, table_with
+from tests.support.tablekit import Table, deal_for, seed_of, seed_where, table_with
 
 A, B, C, D = 11, 12, 13, 14
 

@@ -11,7 +11,7 @@ from service.game.decider import decide
 from service.game.errors import GameError
 from service.game.legal import can_rebuy, can_sit_down, legal_actions
 from service.game.settings import TableSettings
-from tests.game.tablekit import T0, Table, seed_of, table_with
+from tests.support.tablekit import T0, Table, seed_of, table_with
 
 A, B, C, D = 11, 12, 13, 14
 

@@ -5,7 +5,7 @@ Every combination of the two options is played (2 x 3), each with the hands whos
 options change, against a hand the change makes win, lose or tie. The deals are rigged
 (`Table.rig`): 7d 7h 7s against three aces is too rare for a seed search. The expected
 outcomes are written from docs/RULES.md ("Scoring variants"), and every shown score is also
-checked against the independent oracle (tests/game/oracle.py).
+checked against the independent oracle (tests/support/oracle.py).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import pytest
 
 from events import table as ev
-from tests.game.oracle import VARIANTS, settings_score
-from tests.game.tablekit import Table, table_with
+from tests.support.oracle import VARIANTS, settings_score
+from tests.support.tablekit import Table, table_with
 
 A, B, C = 11, 12, 13
 

@@ -1,4 +1,4 @@
-"""The service's scores against an independent oracle (tests/game/oracle.py, written from
+"""The service's scores against an independent oracle (tests/support/oracle.py, written from
 docs/RULES.md "Hand score" alone), for all 4960 hands under every variant combination
 (2 joker_pair x 3 natural_777), and the worked examples (docs/RULES.md "Worked examples")
 through the oracle itself.
@@ -16,35 +16,7 @@ from hypothesis import strategies as st
 from service.game.cards import CANONICAL_DECK
 from service.game.scoring import compute_score, score
 from service.game.settings import ScoringOptions, TableSettings
-from tests.game.oracle import DECK, VARIANTS, oracle_score
-
-# docs/RULES.md "Worked examples" (default variants), in the order written.
-WORKED_EXAMPLES = [
-    ("7h 9d 9c", 9),
-    ("Ts Td Tc", 30),
-    ("8c Kh 9d", 10),
-    ("Kh 9h Qc", 19),
-    ("Qc Qh 9d", 10),
-    ("As Ad Tc", 22),
-    ("8s Ad 7c", 22),
-    ("Td 9d Jd", 29),
-    ("Qc Qh Qd", 30),
-    ("7c Kh Kd", 31),
-    ("7c Ah Ad", 33),
-    ("Qd Kd Ts", 20),
-    ("Ts 8s Kh", 18),
-    ("8s 8h 8d", 24),
-    ("7h 7d 7s", 34),
-    ("7h 7d Ks", 23),
-    ("Ts Th Ac", 11),
-    ("Js Qh Tc", 10),
-    ("7c 7d Td", 28),  # row 6 beats row 5
-    # examples in the rule table itself
-    ("As Ah Ad", 33),
-    ("Qs Qh Qd", 30),
-    ("7c 9s Js", 30),
-    ("7d 8c 8h", 8),  # "the lowest hands"
-]
+from tests.support.oracle import DECK, VARIANTS, WORKED_EXAMPLES, oracle_score
 
 
 @pytest.mark.parametrize(("hand", "expected"), WORKED_EXAMPLES)

@@ -11,9 +11,10 @@ import pytest
 from events.store.base import StoreUnavailable
 from service import verify
 from service.tables.archive_files import LOG_NAME, hand_name
-from tests.service.archive_helpers import DAY, IDLE, archive, closed_table, keys_naming
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import SETTINGS, make_users, play_hands, seated_table
+from tests.support.archive import DAY, IDLE, archive, closed_table, keys_naming
+from tests.support.clock import FakeClock
+from tests.support.service_play import SETTINGS, make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

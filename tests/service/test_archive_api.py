@@ -12,10 +12,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from service.api.app import make_app
 from service.api.config import Config
 from service.api.openapi import openapi_document
-from tests.api.conftest import TOKEN, auth
-from tests.service.archive_helpers import IDLE, archive, closed_table
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import SETTINGS, make_users, play_hands, seated_table
+from tests.support.archive import IDLE, archive, closed_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import SETTINGS, make_users, play_hands, seated_table
+from tests.support.services import Factory
+from tests.support.signed import TOKEN, auth
 
 pytestmark = pytest.mark.redis
 

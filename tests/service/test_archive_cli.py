@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.service.archive_helpers import DAY, IDLE, closed_table, keys_naming
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users
+from tests.support.archive import DAY, IDLE, closed_table, keys_naming
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 ROOT = Path(__file__).resolve().parents[2]

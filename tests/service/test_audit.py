@@ -19,9 +19,10 @@ from service.game.state import encode_state
 from service.tables import audit as audit_module
 from service.tables.facade import FeedItem
 from service.tables.service import TableService
-from tests.fair.tamper import edit, tamper
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands, seated_table
+from tests.support.services import Factory
+from tests.support.tamper import edit, tamper
 
 pytestmark = pytest.mark.redis
 

@@ -19,8 +19,9 @@ from service.game.view import view
 from service.tables import bots
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users
+from tests.support.services import Factory
 
 
 def test_bot_ids_are_negative_stable_and_distinct() -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
-from tests.service.conftest import Factory
-from tests.service.helpers import make_users, seated_table
+from tests.support.service_play import make_users, seated_table
+from tests.support.services import Factory
 
-pytestmark = pytest.mark.redis
+pytestmark = [pytest.mark.redis, pytest.mark.serial]  # a busy store, timed: not beside other tests
 
 BURST = 200
 

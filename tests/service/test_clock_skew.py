@@ -24,8 +24,8 @@ from events.store.base import EventStore
 from events.table import TimedOut, TurnDeadlineSet, TurnHandover
 from service.game.settings import TableSettings
 from service.tables.service import TableService
-from tests.service.helpers import make_users
-from tests.store.servers import RedisServer, free_port
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.service_play import make_users
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -6,22 +6,22 @@ scans every primary."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
 
 from events.codec import decode_table_event
-from events.store import open_store
 from events.store.keys import cluster_shards, stream_slot
 from events.table import TimedOut
 from service.game.settings import TableSettings
 from service.game.state import IDLE_CLOSE_SECONDS
 from service.tables.service import TableService
-from tests.service.conftest import FAST, FakeClock
-from tests.service.helpers import assert_conserved, make_users, seated_table
-from tests.store.servers import RedisServer, start_cluster
+from tests.support.clock import FakeClock
+from tests.support.redis_servers import RedisServer, start_cluster
+from tests.support.service_play import assert_conserved, make_users, seated_table
+from tests.support.services import service_factory
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -40,27 +40,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[RedisServ
 async def make(
     cluster: list[RedisServer], clock: FakeClock, unique: str
 ) -> AsyncIterator[Callable[..., Awaitable[TableService]]]:
-    made: list[TableService] = []
     url = f"redis+cluster://127.0.0.1:{cluster[0].port}"
-
-    async def new(**options: Any) -> TableService:
-        service = TableService(open_store(url), clock=clock, namespace=f"c{unique}:",
-                               **{**FAST, **options})
-        made.append(service)
-        return service
-
-    yield new
-    for service in made:
-        await service.stop()
-        await service.store.close()
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 15.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
+    async for new in service_factory(url, f"c{unique}:", clock):
+        yield new
 
 
 async def test_the_service_runs_on_the_cluster_indexes(
@@ -96,7 +78,7 @@ async def test_the_service_runs_on_the_cluster_indexes(
         stored = await first.store.read(first.streams.table(playing))
         return any(isinstance(decode_table_event(e.data), TimedOut) for e in stored)
 
-    await eventually(timed_out)
+    await eventually(timed_out, 15)
 
     clock.now += IDLE_CLOSE_SECONDS  # every table nobody sat at closes
 
@@ -104,7 +86,7 @@ async def test_the_service_runs_on_the_cluster_indexes(
         page = await first.list_tables(limit=200)
         return [r["table_id"] for r in page["tables"]] == [playing]
 
-    await eventually(all_closed)
+    await eventually(all_closed, 15)
     await second.stop()
     await assert_conserved(first, users, [playing])
 
@@ -169,6 +151,6 @@ async def test_the_lobby_order_and_the_idle_limit_hold_across_the_shards(
         page = await first.list_tables(limit=200)
         return [r["table_id"] for r in page["tables"]] == [*sorted(live), waiting]
 
-    await eventually(only_seated_left)
+    await eventually(only_seated_left, 15)
     assert (await first.view(None, waiting))["phase"] == "waiting"
     await second.stop()

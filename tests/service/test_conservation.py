@@ -16,8 +16,8 @@ from service.game.settings import TableSettings
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock
-from tests.service.helpers import assert_conserved
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved
 
 OPS = st.lists(
     st.tuples(

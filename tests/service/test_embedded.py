@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from service.tables.facade import ServiceError
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 
 async def test_hands_leave_and_idempotency_on_the_embedded_store(

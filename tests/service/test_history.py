@@ -11,9 +11,10 @@ from events.codec import decode_table_event
 from events.table import HandSettled, HandStarted, ShowdownHappened, SvaraStarted, TimedOut
 from service.tables import history
 from service.tables.facade import ServiceError
-from tests.api.player import cards_in
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.http_player import cards_in
+from tests.support.service_play import make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

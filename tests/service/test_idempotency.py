@@ -8,8 +8,9 @@ from typing import Any
 
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, seated_table
+from tests.support.services import Factory
 
 
 async def _on_turn(

@@ -16,8 +16,10 @@ from service.game.state import IDLE_CLOSE_SECONDS
 from service.tables.directory import TableListed, WalletOpened, encode_entry
 from service.tables.facade import ServiceError
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users, seated_table
+from tests.support.services import Factory
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -38,14 +40,6 @@ async def lobby(service: TableService, limit: int = 50) -> list[dict[str, Any]]:
 
 async def wake(service: TableService) -> dict[str, float]:
     return dict(await service.store.index_due(service.streams.wake, float("inf")))
-
-
-async def eventually(check: Any, seconds: float = 10.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
 
 
 async def test_the_lobby_lists_open_tables_in_pages_with_their_summary(

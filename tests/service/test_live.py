@@ -24,8 +24,9 @@ from service.tables import bots
 from service.tables.facade import FeedItem, User
 from service.tables.live import LiveEvent
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

@@ -31,9 +31,11 @@ from service.tables.index import (
 )
 from service.tables.lobby import unranked_tables
 from service.tables.service import TableService
-from tests.game.tablekit import Table
-from tests.service.conftest import FAST, Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, seated_table
+from tests.support.services import FAST, Factory
+from tests.support.tablekit import Table
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -61,14 +63,6 @@ async def many(count: int, make: Callable[[int], Awaitable[str]]) -> list[str]:
             return await make(i)
 
     return list(await asyncio.gather(*(one(i) for i in range(count))))
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 15.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
 
 
 def test_a_table_ranks_by_what_a_player_would_find_there() -> None:
@@ -222,13 +216,13 @@ async def test_an_empty_table_closes_after_the_idle_limit_and_a_seated_one_does_
     async def closed(table_id: str) -> bool:
         return (await creator.view(None, table_id))["phase"] == "closed"
 
-    await eventually(lambda: closed(empty))
-    await eventually(lambda: closed(left))
+    await eventually(lambda: closed(empty), 15)
+    await eventually(lambda: closed(left), 15)
     assert time.time() - created_at >= 1.0
     stored = await creator.store.read(creator.streams.table(empty))
     assert decode_table_event(stored[-1].data) == TableClosed(reason="idle", idle_seconds=1.0)
     polls = worker.driver.polls
-    await eventually(lambda: _polled(worker, polls + 3))  # the worker looked again since
+    await eventually(lambda: _polled(worker, polls + 3), 15)  # the worker looked again since
     assert not await closed(seated)
     assert [r["table_id"] for r in await walk(creator, 50)] == [seated]
     due = dict(await creator.store.index_due(creator.streams.wake, float("inf")))

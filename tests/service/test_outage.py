@@ -5,19 +5,25 @@ one that planned the deadline is gone."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from events.codec import decode_table_event
-from events.store import open_store
 from events.table import TimedOut
 from service.tables.service import TableService
-from tests.service.conftest import FAST, FakeClock
-from tests.service.helpers import SETTINGS, assert_conserved, make_users, play_hands, seated_table
-from tests.store.servers import RedisServer, free_port
+from tests.support.clock import FakeClock
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.service_play import (
+    SETTINGS,
+    assert_conserved,
+    make_users,
+    play_hands,
+    seated_table,
+)
+from tests.support.services import service_factory
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -35,27 +41,8 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
 async def replicas(
     server: RedisServer, clock: FakeClock, unique: str
 ) -> AsyncIterator[Make]:
-    made: list[TableService] = []
-
-    async def make() -> TableService:
-        service = TableService(
-            open_store(server.url), clock=clock, namespace=f"o{unique}:", **FAST  # type: ignore[arg-type]
-        )
-        made.append(service)
-        return service
-
-    yield make
-    for service in made:
-        await service.stop()
-        await service.store.close()
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 20.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
+    async for make in service_factory(server.url, f"o{unique}:", clock):
+        yield make
 
 
 async def timeouts(service: TableService, table_id: str) -> int:
@@ -90,12 +77,12 @@ async def test_a_turn_deadline_inside_an_outage_fires_after_it(
     server.stop()
     clock.now = state.deadline + 0.001  # the deadline passes while Redis is down
     since = [attempts(s) for s in services]
-    await eventually(lambda: every_replica_tried(services, since))
+    await eventually(lambda: every_replica_tried(services, since), 20)
     if setup == "two, the planner gone":
         await services[0].stop()  # only the replica that never saw the table is left
         services = services[1:]
     server.start()
-    await eventually(lambda: _timed_out(services[0], table_id))
+    await eventually(lambda: _timed_out(services[0], table_id), 20)
     for service in services:
         await service.stop()
     assert await timeouts(services[0], table_id) == 1
@@ -124,7 +111,7 @@ async def test_the_next_hand_starts_after_an_outage_over_its_start(
     server.stop()
     clock.now = state.next_hand_at + 0.001
     since = [attempts(s) for s in services]
-    await eventually(lambda: every_replica_tried(services, since))
+    await eventually(lambda: every_replica_tried(services, since), 20)
     server.start()
 
     async def second_hand() -> bool:
@@ -134,7 +121,7 @@ async def test_the_next_hand_starts_after_an_outage_over_its_start(
             return False
         return loaded.state is not None and loaded.state.hand_number == 2
 
-    await eventually(second_hand)
+    await eventually(second_hand, 20)
     for service in services:
         await service.stop()
     await assert_conserved(services[0], users, [table_id])

@@ -12,14 +12,15 @@ from events.table import HandSettled, HandStarted
 from service.game.decider import fold
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import (
+from tests.support.clock import FakeClock
+from tests.support.service_play import (
     SETTINGS,
     assert_conserved,
     make_users,
     play_hands,
     seated_table,
 )
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

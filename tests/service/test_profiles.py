@@ -10,7 +10,7 @@ from service.game import profile as p
 from service.game.errors import GameError
 from service.game.profile import effective_language, supported_language
 from service.tables.facade import ServiceError, User
-from tests.service.conftest import Factory
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

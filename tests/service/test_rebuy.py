@@ -9,8 +9,9 @@ import pytest
 
 from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

@@ -14,8 +14,9 @@ import pytest
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, seated_table
+from tests.support.services import Factory
 
 
 async def play_recording(

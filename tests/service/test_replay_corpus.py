@@ -18,9 +18,9 @@ from service.tables.audit_checks import check_log
 from service.tables.export import decode_lenient
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.api.player import check_event_privacy, check_seed_privacy, check_view_privacy
-from tests.fair.make_corpus import ROOT, read_log
-from tests.service.conftest import Factory
+from tests.support.corpus import ROOT, read_log
+from tests.support.http_player import check_event_privacy, check_seed_privacy, check_view_privacy
+from tests.support.services import Factory
 
 MANIFEST: dict[str, Any] = json.loads((ROOT / "manifest.json").read_text())
 GOOD = [item for item in MANIFEST["files"] if item["verdict"] == "verified"]

@@ -18,7 +18,7 @@ from bench.bench_replay import build
 from events.store import open_store
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests import ports
+from tests.support import ports
 
 PORTS = range(7700, 7750)
 

@@ -14,7 +14,7 @@ import random
 
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import Factory
+from tests.support.services import Factory
 
 
 async def _stops_within(service: TableService, seconds: float) -> None:

@@ -20,9 +20,10 @@ from service.game.settings import TableSettings
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
 from service.tables.stats.projector import due_index
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands
 from tests.service.stats_recount import Recount, figures_json, ranking, recount, week_of
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands
+from tests.support.services import Factory
 
 GROUP = -1001234567890
 SETTINGS = TableSettings(ante=5, max_seats=4, turn_seconds=30, next_hand_seconds=3)

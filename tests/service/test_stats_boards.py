@@ -15,7 +15,7 @@ from service.game.stats import WIN_UNIT, HandLine
 from service.tables.facade import ServiceError
 from service.tables.stats.counters import Counters
 from service.tables.stats.reads import StatsReads
-from tests.service.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 MONDAY = dt.datetime(2026, 11, 30, tzinfo=dt.UTC).timestamp()  # 00:00 UTC, week 49
 A, B = 7001, 7002

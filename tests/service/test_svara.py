@@ -12,8 +12,8 @@ from service.game.deck import deal_hands, mix_of, shuffled_deck_v2
 from service.game.scoring import score
 from service.game.settings import TableSettings
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock
-from tests.service.helpers import assert_conserved, make_users, play_hands
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users, play_hands
 
 pytestmark = pytest.mark.redis
 

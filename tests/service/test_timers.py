@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -13,8 +13,10 @@ from events.codec import decode_table_event
 from events.store.base import AppendResult, EventStore
 from events.table import HandSettled, TimedOut
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users, play_hands, seated_table
+from tests.support.services import Factory
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -22,14 +24,6 @@ pytestmark = pytest.mark.redis
 async def timeouts(service: TableService, table_id: str) -> list[TimedOut]:
     stored = await service.store.read(service.streams.table(table_id))
     return [e for e in map(decode_table_event, (s.data for s in stored)) if isinstance(e, TimedOut)]
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 5.0) -> None:
-    for _ in range(int(seconds / 0.02)):
-        if await check():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
 
 
 class BarrierStore:
@@ -83,7 +77,7 @@ async def test_turn_times_out_exactly_once_with_two_processes(
     wake = await first.store.index_due(first.streams.wake, float("inf"))
     assert wake == [(table_id, state.deadline)]
     clock.now = state.deadline + 0.001
-    await eventually(lambda: _has_timeout(first, table_id, 2))
+    await eventually(lambda: _has_timeout(first, table_id, 2), 5)
     # A second timeout for that deadline could only come from a firing started by a poll or
     # a plan of either worker: once both have polled twice since, and finished what they
     # started, none is left to come.
@@ -99,7 +93,7 @@ async def settled_down(*services: TableService) -> None:
     async def polled() -> bool:
         return all(s.driver.polls >= m + 2 for s, m in zip(services, marks, strict=True))
 
-    await eventually(polled)
+    await eventually(polled, 5)
     for service in services:
         await service.driver.drain()
 
@@ -121,7 +115,7 @@ async def test_restart_rebuilds_timers_and_the_table_continues(
     state = (await after.repo.load(table_id)).state
     assert state is not None and state.deadline is not None
     clock.now = state.deadline + 0.001
-    await eventually(lambda: _has_timeout(after, table_id))
+    await eventually(lambda: _has_timeout(after, table_id), 5)
     await after.stop()
     await play_hands(after, clock, table_id, users, hands=2)
 
@@ -143,7 +137,7 @@ async def test_next_hand_starts_after_the_pause(services: Factory, clock: FakeCl
     state = (await service.repo.load(table_id)).state
     assert state is not None and state.deadline is not None
     clock.now = state.deadline + 0.001  # the first turn times out
-    await eventually(lambda: _has_timeout(service, table_id))
+    await eventually(lambda: _has_timeout(service, table_id), 5)
     for _ in range(10):  # then whoever is on turn folds
         if await settled():
             break
@@ -151,13 +145,13 @@ async def test_next_hand_starts_after_the_pause(services: Factory, clock: FakeCl
         seats = {u.id: (await service.view(u, table_id))["you"]["seat"] for u in users}
         on_turn = next(u for u in users if seats[u.id] == turn)
         await service.act(on_turn, table_id, action_id=uuid.uuid4().hex, type="fold")
-    await eventually(settled)
+    await eventually(settled, 5)
     state = (await service.repo.load(table_id)).state
     assert state is not None and state.next_hand_at is not None
     await settled_down(service)  # it has looked at what is due, with the clock before the end
     assert not await second_hand()  # the pause is respected
     clock.now = state.next_hand_at
-    await eventually(second_hand)
+    await eventually(second_hand, 5)
     stored = await service.store.read(service.streams.table(table_id))
     settled_events = [
         e for e in map(decode_table_event, (s.data for s in stored)) if isinstance(e, HandSettled)

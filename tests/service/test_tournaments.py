@@ -16,9 +16,10 @@ from service import verify
 from service.tables import bots
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
-from tests.fair import node
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, make_users
+from tests.support import fair_node as node
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, make_users
+from tests.support.services import Factory
 
 SETTINGS = TournamentSettings(
     seats=4, buy_in=100, stack=30, antes=(5, 10, 15), hands_per_level=2, fill_seconds=60

@@ -16,8 +16,9 @@ from service.game.settings import TableSettings
 from service.tables.facade import ServiceError
 from service.tables.service import TableService
 from service.tables.transfers import leave_action, sit_action
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import assert_conserved, chip_totals, make_users, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import assert_conserved, chip_totals, make_users, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

@@ -16,8 +16,9 @@ from service.game.decider import fold
 from service.game.view import view as table_view
 from service.tables.facade import JSON, FeedItem
 from service.tables.service import TableService
-from tests.service.conftest import Factory, FakeClock
-from tests.service.helpers import make_users, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import make_users, play_hands, seated_table
+from tests.support.services import Factory
 
 pytestmark = pytest.mark.redis
 

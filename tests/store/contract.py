@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -24,12 +24,9 @@ from events.store.base import (
 )
 from events.store.chain import ZERO_HASH, at_text, chain, link, link_v2
 from events.store.redis_store import PAGE, RedisEventStore
+from tests.support.streams import new_stream, rewrite, take
 
 MakeStore = Callable[..., RedisEventStore]
-
-
-def new_stream() -> str:
-    return f"table:{uuid.uuid4().hex[:12]}"
 
 
 def indexed_stream(store: RedisEventStore) -> str:
@@ -43,19 +40,6 @@ def indexed_stream(store: RedisEventStore) -> str:
 
 def new_index() -> str:
     return f"ix{uuid.uuid4().hex[:12]}"
-
-
-async def take(it: AsyncIterator[StoredEvent], n: int, wait: float = 5.0) -> list[StoredEvent]:
-    out: list[StoredEvent] = []
-
-    async def run() -> None:
-        async for event in it:
-            out.append(event)
-            if len(out) == n:
-                return
-
-    await asyncio.wait_for(run(), wait)
-    return out
 
 
 class StoreContract:
@@ -542,22 +526,3 @@ class StoreContract:
 
 def _with_data(events: list[StoredEvent], version: int, data: bytes) -> list[StoredEvent]:
     return [msgspec.structs.replace(e, data=data) if e.version == version else e for e in events]
-
-
-async def rewrite(
-    store: RedisEventStore,
-    stream: str,
-    change: Callable[[list[StoredEvent]], list[StoredEvent]],
-) -> None:
-    """Tamper with a stream behind the store's back: rewrite its entries as `change` says."""
-    events = change(await store.read(stream))
-    key = f"svara:{{{stream}}}:events"
-    client: Any = store.client
-    await client.delete(key)
-    for e in events:
-        fields: dict[str, Any] = {"d": e.data, "at": repr(e.at), "h": e.hash}
-        if e.chain != 1:
-            fields["c"] = str(e.chain)
-        if e.action_id:
-            fields["a"] = e.action_id
-        await client.xadd(key, fields, id=f"{e.version}-0")

@@ -16,10 +16,11 @@ from redis.asyncio import Redis
 from events.store.base import StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import TAG, RedisEventStore
-from tests.store.contract import MakeStore, StoreContract, new_stream
+from tests.store.contract import MakeStore, StoreContract
 from tests.store.drop_contract import DropContract
 from tests.store.kv_contract import KeyValueContract
-from tests.store.servers import RedisServer, start_cluster
+from tests.support.redis_servers import RedisServer, start_cluster
+from tests.support.streams import new_stream
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -13,8 +13,9 @@ import pytest
 from events.store.base import StoredEvent, StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.store.contract import MakeStore, new_stream
-from tests.store.servers import free_port
+from tests.store.contract import MakeStore
+from tests.support.redis_servers import free_port
+from tests.support.streams import new_stream
 
 pytestmark = pytest.mark.redis
 

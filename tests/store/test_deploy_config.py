@@ -8,8 +8,8 @@ import pytest
 import redis.asyncio as aioredis
 
 from events.store.factory import open_redis_store
-from tests.store.contract import new_stream
-from tests.store.servers import RedisServer, free_port
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.streams import new_stream
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

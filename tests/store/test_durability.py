@@ -32,8 +32,8 @@ import redis.asyncio as aioredis
 from events.store.base import StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import LIBRARY_CODE, TAG, RedisEventStore
-from tests.store.contract import new_stream, take
-from tests.store.servers import RedisServer, free_port
+from tests.support.redis_servers import RedisServer, free_port
+from tests.support.streams import new_stream, take
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

@@ -11,9 +11,10 @@ import pytest
 from events.store import open_store
 from events.store.factory import embedded_store
 from events.store.redis_store import RedisEventStore
-from tests.store.contract import MakeStore, StoreContract, new_stream
+from tests.store.contract import MakeStore, StoreContract
 from tests.store.drop_contract import DropContract
 from tests.store.kv_contract import KeyValueContract
+from tests.support.streams import new_stream
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Redis that neither answers nor refuses (packets dropped, `tests/store/proxy.py`'s black
+"""Redis that neither answers nor refuses (packets dropped, `tests/support/proxy.py`'s black
 hole) for 5 s, three times over: after each, actions and reads are back within 2 s of Redis,
 measured by polling each until it succeeds -- the pollers' own commands were stuck on dead
 sockets when Redis came back, and the store must drop those at once, not wait them out."""
@@ -16,8 +16,8 @@ import pytest
 from events.store.base import StoreUnavailable
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.store.proxy import Proxy
-from tests.store.servers import RedisServer, free_port
+from tests.support.proxy import Proxy
+from tests.support.redis_servers import RedisServer, free_port
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 

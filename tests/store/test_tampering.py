@@ -10,7 +10,7 @@ import pytest
 from events.store.base import ChainBroken, StoredEvent
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.store.contract import new_stream, rewrite
+from tests.support.streams import new_stream, rewrite
 
 pytestmark = pytest.mark.redis
 

@@ -1,4 +1,4 @@
-"""`svara serve` with a bot token whose Bot API is the fake one (tests/bot/fakeapi.py), as
+"""`svara serve` with a bot token whose Bot API is the fake one (tests/support/fake_bot_api.py), as
 deployed behind an https address: the web app's share button gets real prepared messages
 (`savePreparedInlineMessage`), and its download links are https, as Telegram's
 `downloadFile` needs."""
@@ -12,11 +12,11 @@ from typing import Any
 
 import aiohttp
 
-from tests.bot.fakeapi import FakeBotAPI
-from tests.webapp.api import ApiPlayer
-from tests.webapp.server import Server
+from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import APP_ENV, Server
+from tests.support.telegram import sign
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import sign
 
 TOKEN = "7312204456:AAH-webapp-share-tests-not-a-real-bot"
 BOT = "svara_test_bot"
@@ -29,9 +29,9 @@ async def serving_with_bot(log: Path, **env: str) -> AsyncIterator[tuple[Server,
     """The server (BOT_MODE=off: it sends, it takes no updates) and its fake Bot API."""
     api = FakeBotAPI(TOKEN, username=BOT)
     await api.start()
-    srv = Server(log, extra_env={"BOT_TOKEN": TOKEN, "BOT_MODE": "off",
-                                 "TELEGRAM_API_URL": api.url, "PUBLIC_URL": PUBLIC_URL,
-                                 "MINI_APP_NAME": APP, **env})
+    srv = Server({**APP_ENV, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
+                  "TELEGRAM_API_URL": api.url, "PUBLIC_URL": PUBLIC_URL, "MINI_APP_NAME": APP,
+                  **env}, log=log).spawn()
     try:
         srv.wait_ready()
         yield srv, api
@@ -47,8 +47,8 @@ def local(server: Server, url: str) -> str:
 
 
 async def telegram_player(http: aiohttp.ClientSession, server: Server, name: str,
-                          user_id: int | None = None, **user: Any) -> ApiPlayer:
+                          user_id: int | None = None, **user: Any) -> HttpPlayer:
     """A Telegram user of this server's bot, signed as Telegram signs them."""
     uid = user_id or new_user_id()
     init_data = await sign(TOKEN, {"id": uid, "first_name": name, **user})
-    return ApiPlayer(http, server.url, uid, name, init_data)
+    return HttpPlayer(http, server.url, uid, name=name, init_data=init_data)

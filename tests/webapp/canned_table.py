@@ -8,9 +8,9 @@ from typing import Any
 
 from playwright.async_api import Page, Route, WebSocketRoute
 
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 
 TABLE = "layout01"
 NAMES = ["Ana", "Boris", "Cleo", "Dimitar", "Elena", "Filip", "Galya", "Hristo", "Iva", "Yordan"]

@@ -1,5 +1,5 @@
 """People at a table for the quick chat's browser tests: signed by Telegram's own library
-(tests/webapp/telegram.py), seated and chatting over the HTTP API, and read back from the
+(tests/support/telegram.py), seated and chatting over the HTTP API, and read back from the
 page (its chat's state and what the felt shows)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Any
 import aiohttp
 from playwright.async_api import Page
 
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN
+from tests.support.browser import Contexts
+from tests.support.serve import DEV_TOKEN
+from tests.support.telegram import LIGHT, open_in_telegram, sign
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import LIGHT, open_in_telegram, sign
 
 
 @dataclass

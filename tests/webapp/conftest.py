@@ -11,13 +11,14 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
-from tests.webapp.browser import CHROMIUM, CHROMIUM_ARGS, Contexts
-from tests.webapp.server import DEV_TOKEN, Server
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, Contexts
+from tests.support.serve import APP_ENV, DEV_TOKEN, Server
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("serve") / "serve.log", extra_env={"DEV_TOKEN": DEV_TOKEN})
+    srv = Server({**APP_ENV, "DEV_TOKEN": DEV_TOKEN},
+                 log=tmp_path_factory.mktemp("serve") / "serve.log").spawn()
     try:
         srv.wait_ready(within=60)  # a loaded machine (parallel test runs) starts it slowly
         yield srv

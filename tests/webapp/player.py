@@ -17,7 +17,7 @@ from typing import Any
 from playwright.async_api import Page
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
 
 STATE_JS = """() => {
   const screen = window.svara && window.svara.current;

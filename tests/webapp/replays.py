@@ -11,7 +11,6 @@ in one synchronous evaluation (the felt is drawn from the step's view in the sam
 from __future__ import annotations
 
 import contextlib
-import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,11 +25,11 @@ from events.store.base import StoredEvent
 from events.store.chain import at_text, link_of
 from events.store.redis_store import RedisEventStore
 from events.table import PlayerLeft, TableClosed, TableEvent
-from tests.conftest import REDIS_TEST_URL
-from tests.fair.make_corpus import read_log
-from tests.fair.tamper import tamper
-from tests.webapp.api import JSON, ApiPlayer, legal
-from tests.webapp.server import DEV_TOKEN, REPO, Server
+from tests.support.corpus import corpus_case, read_log
+from tests.support.http_player import JSON, HttpPlayer, legal
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import APP_ENV, DEV_TOKEN, REPO, Server
+from tests.support.tamper import tamper
 from tests.webapp.tables import Move, drive
 
 CORPUS = REPO / "docs" / "verifier-corpus"
@@ -56,21 +55,13 @@ def own_namespace(prefix: str) -> Iterator[str]:
 @contextlib.contextmanager
 def serving(namespace: str, log: Path) -> Iterator[Server]:
     """`svara serve` in dev mode on the test Redis, in `namespace`, signing with DEV_TOKEN."""
-    srv = Server(log, extra_env={"REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace,
-                                 "DEV_TOKEN": DEV_TOKEN})
+    srv = Server({**APP_ENV, "REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace,
+                  "DEV_TOKEN": DEV_TOKEN}, log=log).spawn()
     try:
-        srv.wait_ready(within=40)  # a loaded machine starts it slowly
+        srv.wait_ready()
         yield srv
     finally:
         srv.stop()
-
-
-def corpus_case(name: str) -> dict[str, Any]:
-    manifest = json.loads((CORPUS / "manifest.json").read_text())
-    case: dict[str, Any] = next(c for c in manifest["files"] if c["name"] == name)
-    case["export"] = json.loads((CORPUS / case["file"]).read_text())
-    case["entries"] = json.loads((CORPUS / case["log"]).read_text())
-    return case
 
 
 async def store_corpus_table(store: RedisEventStore, namespace: str, name: str) -> dict[str, Any]:
@@ -160,7 +151,7 @@ def varied(*, looker: int) -> Any:
     every svara."""
     blinded: set[int] = set()
 
-    def policy(player: ApiPlayer, view: JSON) -> Move:
+    def policy(player: HttpPlayer, view: JSON) -> Move:
         moves = legal(view)
         if "join_svara" in moves:
             return "join_svara", None
@@ -181,7 +172,7 @@ def varied(*, looker: int) -> Any:
     return policy
 
 
-async def play_to_svara(table: str, players: list[ApiPlayer], *, looker: int,
+async def play_to_svara(table: str, players: list[HttpPlayer], *, looker: int,
                         most: int = 300) -> int:
     """Play hands until one with a svara is settled; its number."""
     seen: dict[str, int] = {}
@@ -199,9 +190,9 @@ async def play_to_svara(table: str, players: list[ApiPlayer], *, looker: int,
     return seen["svara"]
 
 
-async def replay_of(api: ApiPlayer, table: str, hand: int) -> JSON:
+async def replay_of(api: HttpPlayer, table: str, hand: int) -> JSON:
     return dict(await api.ok("GET", f"/api/tables/{table}/hands/{hand}/replay"))
 
 
-async def audit_of(api: ApiPlayer, table: str, hand: int) -> JSON:
+async def audit_of(api: HttpPlayer, table: str, hand: int) -> JSON:
     return dict(await api.ok("GET", f"/api/tables/{table}/hands/{hand}/audit"))

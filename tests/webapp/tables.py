@@ -9,11 +9,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from tests.webapp.api import JSON, ApiPlayer, legal, seat_of
+from tests.support.http_player import JSON, HttpPlayer, legal, seat_of
 from tests.webapp.player import Player
 
 Move = tuple[str, int | None] | None
-Policy = Callable[[ApiPlayer, JSON], Move]
+Policy = Callable[[HttpPlayer, JSON], Move]
 
 
 def new_user_id() -> int:
@@ -32,7 +32,7 @@ async def sit_down(player: Player, base: str, table: str, *, most: bool = False)
     await page.wait_for_selector(".felt .seat.me")
 
 
-async def drive(table: str, players: list[ApiPlayer], policy: Policy, *,
+async def drive(table: str, players: list[HttpPlayer], policy: Policy, *,
                 until: Callable[[JSON], bool], limit: int = 600) -> JSON:
     """Act for whoever must (turns, and svara answers) until `until(view)` holds."""
     by_id = {p.user_id: p for p in players}
@@ -42,7 +42,7 @@ async def drive(table: str, players: list[ApiPlayer], policy: Policy, *,
         if until(view):
             return view
         hand = view["hand"]
-        movers: list[ApiPlayer] = []
+        movers: list[HttpPlayer] = []
         if hand and hand["phase"] == "svara_join":
             answered = set(hand["svara"]["answered"])
             movers = [by_id[s["user_id"]] for s in view["seats"] if s["seat"]
@@ -66,7 +66,7 @@ def play_on(*, folder: int | None = None, skip_svara: bool = True) -> Policy:
     """Keep hands short and reaching showdown: pass the blinds, open with the least, call;
     `folder` (a user id) folds whenever it can."""
 
-    def policy(player: ApiPlayer, view: JSON) -> Move:
+    def policy(player: HttpPlayer, view: JSON) -> Move:
         moves = legal(view)
         if "join_svara" in moves or "skip_svara" in moves:
             return ("skip_svara", None) if skip_svara else ("join_svara", None)
@@ -103,7 +103,7 @@ def settled(view: JSON) -> int:
     return int(hand["number"]) - (0 if hand["phase"] == "settled" else 1)
 
 
-async def play_hands(table: str, players: list[ApiPlayer], count: int) -> JSON:
+async def play_hands(table: str, players: list[HttpPlayer], count: int) -> JSON:
     """Until `count` hands of `table` have settled: the second player folds whenever it can,
     so each hand is a few moves."""
     return await drive(table, players, play_on(folder=players[1].user_id),

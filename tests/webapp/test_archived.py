@@ -6,7 +6,6 @@ dark screenshots at 390x844)."""
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -18,11 +17,12 @@ import pytest_asyncio
 from events.store import open_store
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.archive_helpers import IDLE, archive, closed_table
-from tests.service.conftest import FakeClock
-from tests.service.helpers import make_users
-from tests.webapp.browser import Contexts, snap
-from tests.webapp.server import DEV_TOKEN, REPO, Server
+from tests.support.archive import IDLE, archive, closed_table
+from tests.support.browser import Contexts, snap
+from tests.support.clock import FakeClock
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import APP_ENV, DEV_TOKEN, REPO, Server
+from tests.support.service_play import make_users
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio(loop_scope="session")]
 NAMESPACE = f"arch{uuid.uuid4().hex[:8]}"
@@ -35,11 +35,11 @@ def catalog(lang: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    url = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
-    srv = Server(tmp_path_factory.mktemp("archived") / "serve.log", extra_env={
-        "DEV_TOKEN": DEV_TOKEN, "REDIS_URL": url, "SVARA_NAMESPACE": NAMESPACE})
+    srv = Server({**APP_ENV, "DEV_TOKEN": DEV_TOKEN, "REDIS_URL": REDIS_TEST_URL,
+                  "SVARA_NAMESPACE": NAMESPACE},
+                 log=tmp_path_factory.mktemp("archived") / "serve.log").spawn()
     try:
-        srv.wait_ready(within=60)
+        srv.wait_ready()
         yield srv
     finally:
         srv.stop()
@@ -49,8 +49,7 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 async def archived(tmp_path: Path) -> AsyncIterator[tuple[str, list[User], TableService]]:
     """A table two players played a hand at, closed and archived; and the service."""
     clock = FakeClock()
-    url = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
-    service = TableService(open_store(url), clock=clock, namespace=f"{NAMESPACE}:",
+    service = TableService(open_store(REDIS_TEST_URL), clock=clock, namespace=f"{NAMESPACE}:",
                            think_seconds=0.0, idle_close_seconds=IDLE)  # fmt: skip
     try:
         users = make_users(2)

@@ -18,7 +18,7 @@ import asyncio
 import json
 import re
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,15 +31,16 @@ from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from service import verify
 from service.game.deck import mix_of, shuffled_deck_v2
-from tests.conftest import REDIS_TEST_URL
-from tests.fair.tamper import Change, edit, move_time, rehashed, remove, tamper
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import APP_ENV, Server
+from tests.support.tamper import Change, edit, move_time, rehashed, remove, tamper
+from tests.support.waiting import eventually
+from tests.webapp.catalogs import catalog
+from tests.webapp.languages import VISIBLE_TEXT_JS, check_language
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import sit_down
-from tests.webapp.test_catalogs import catalog
-from tests.webapp.test_i18n import VISIBLE_TEXT_JS, check_language
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 
@@ -73,8 +74,8 @@ def namespace() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`svara serve` in dev mode (no BOT_TOKEN: signed test users) on the real Redis."""
-    srv = Server(tmp_path_factory.mktemp("serve-redis") / "serve.log",
-                 extra_env={"REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace})
+    srv = Server({**APP_ENV, "REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace},
+                 log=tmp_path_factory.mktemp("serve-redis") / "serve.log").spawn()
     try:
         srv.wait_ready()
         yield srv
@@ -92,7 +93,7 @@ async def store() -> AsyncIterator[RedisEventStore]:
 class Played:
     """A settled hand both pages played, and what the test needs to tamper with it."""
 
-    def __init__(self, table: str, hand: int, ana: Player, boris: Player, api: ApiPlayer,
+    def __init__(self, table: str, hand: int, ana: Player, boris: Player, api: HttpPlayer,
                  stream: str) -> None:
         self.table, self.hand, self.ana, self.boris, self.api = table, hand, ana, boris, api
         self.stream = stream
@@ -110,15 +111,6 @@ async def seed_of(player: Player) -> str:
     seed = await player.page.evaluate(f"localStorage[{json.dumps(SEED_KEY)}]")
     assert isinstance(seed, str)
     return seed
-
-
-async def until(check: Callable[[], Any], within: float = 10.0) -> Any:
-    """Wait for `check()` (a coroutine function) to answer something true."""
-    for _ in range(int(within / 0.1)):
-        if found := await check():
-            return found
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"not within {within} s: {check}")
 
 
 async def step(player: Player) -> None:
@@ -139,17 +131,17 @@ async def play(server: Server, browser: Contexts, namespace: str,
     hands by tapping, and Boris leaves: hand 2 was cut by both seeds and the log is quiet."""
     ana = await Player.open(browser, server.url, "Ana Audit")
     boris = await Player.open(browser, server.url, "Boris Audit")
-    api = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Audit")
-    boris_api = await ApiPlayer.login(http, server.url, boris.user_id, "Boris Audit")
+    api = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Audit")
+    boris_api = await HttpPlayer.login(http, server.url, boris.user_id, "Boris Audit")
     table = await api.create(ante=10, max_seats=2, next_hand_seconds=2)
     await sit_down(ana, server.url, table)
     ana_seed = await seed_of(ana)
     assert re.fullmatch(r"[0-9a-f]{32}", ana_seed), ana_seed  # 16 random bytes, made here
-    await until(lambda: _seed_at(api, table, ana_seed))  # sent on sitting down
+    await eventually(lambda: _seed_at(api, table, ana_seed), 10, every=0.1)  # sent on sitting down
     await sit_down(boris, server.url, table)  # the second player: hand 1 is dealt now
     boris_seed = await seed_of(boris)
     assert boris_seed != ana_seed
-    await until(lambda: _seed_at(boris_api, table, boris_seed))
+    await eventually(lambda: _seed_at(boris_api, table, boris_seed), 10, every=0.1)
 
     async def hand_two_settled() -> bool:
         status, body = await api.call("GET", f"/api/tables/{table}/hands?limit=5")
@@ -165,7 +157,7 @@ async def play(server: Server, browser: Contexts, namespace: str,
         "() => { const v = window.svara?.current?.view;"
         " return v && v.hand && (v.hand.number > 2 || v.hand.phase === 'settled'); }")
     await boris_api.ok("POST", f"/api/tables/{table}/leave")
-    await until(lambda: _quiet(api, table))
+    await eventually(lambda: _quiet(api, table), 10, every=0.1)
     played = Played(table, 2, ana, boris, api, f"{namespace}:table:{table}")
     # the players' seeds that cut hand 2 are both pages' own
     exported = await played.export()
@@ -177,12 +169,12 @@ async def play(server: Server, browser: Contexts, namespace: str,
     return played
 
 
-async def _seed_at(api: ApiPlayer, table: str, seed: str) -> bool:
+async def _seed_at(api: HttpPlayer, table: str, seed: str) -> bool:
     view = await api.view(table)
     return bool(view["you"]["client_seed"] == seed)
 
 
-async def _quiet(api: ApiPlayer, table: str) -> bool:
+async def _quiet(api: HttpPlayer, table: str) -> bool:
     """Nobody in a hand: the log does not grow while the test tampers with it."""
     view = await api.view(table)
     return view["hand"] is None or view["hand"]["phase"] == "settled"

@@ -9,12 +9,12 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, snap
+from tests.support.browser import Contexts, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
+from tests.webapp.catalogs import catalog
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import drive, new_user_id, phase, play_on, sit_down
-from tests.webapp.test_catalogs import catalog
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -27,8 +27,8 @@ async def test_a_hand_watched_is_kept_while_watching_and_one_played_while_playin
     dora = await Player.open(browser, server.url, "Dora Watching")
     page = dora.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        cleo = await ApiPlayer.login(http, server.url, new_user_id(), "Cleo")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        cleo = await HttpPlayer.login(http, server.url, new_user_id(), "Cleo")
         table = await boris.create(ante=10, max_seats=3, next_hand_seconds=4, turn_seconds=60)
         await boris.seat(table, 500)
         await cleo.seat(table, 500)
@@ -57,7 +57,7 @@ async def test_a_hand_watched_is_kept_while_watching_and_one_played_while_playin
         # Hand 2 deals Dora in (her page at the table meanwhile): its audit is the playing one
         await page.goto(f"{server.url}/?table={table}")
         await page.wait_for_function("document.body.dataset.connection === 'live'")
-        me = await ApiPlayer.login(http, server.url, dora.user_id, "Dora Watching")
+        me = await HttpPlayer.login(http, server.url, dora.user_id, "Dora Watching")
         settled = await drive(table, [boris, cleo, me], play_on(folder=cleo.user_id),
                               until=lambda v: v["hand"]["number"] == 2 and phase(v) == "settled")
         assert dora.user_id in {s["user_id"] for s in settled["seats"]}

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.webapp.browser import Contexts, snap
+from tests.support.browser import Contexts, snap
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import launch, receive, sign, snap_as_is, telegram_page
 from tests.webapp.canned_table import (
     LOCALES,
     ME,
@@ -28,9 +30,7 @@ from tests.webapp.canned_table import (
     shown_live,
     svara,
 )
-from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import launch, receive, sign, snap_as_is, telegram_page
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")

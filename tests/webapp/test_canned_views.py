@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from playwright.async_api import Route
 
-from tests.webapp.browser import Contexts, snap
+from tests.support.browser import Contexts, snap
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")

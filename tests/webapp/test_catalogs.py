@@ -5,23 +5,12 @@ them against Chromium's own Intl.PluralRules)."""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-STATIC = Path(__file__).resolve().parents[2] / "service" / "api" / "static"
-LANGUAGES = ("en", "ru", "bg", "tr", "de", "ar")
-# CLDR plural categories (cardinal) of each language.
-PLURALS = {
-    "en": {"one", "other"},
-    "ru": {"one", "few", "many", "other"},
-    "bg": {"one", "other"},
-    "tr": {"one", "other"},
-    "de": {"one", "other"},
-    "ar": {"zero", "one", "two", "few", "many", "other"},
-}
+from tests.webapp.catalogs import LANGUAGES, PLURALS, STATIC, catalog
+
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 # The same text as English on purpose: the game's name in Latin script, a sign (digits are
 # Latin in every language here, as Intl.NumberFormat writes them), and the few
@@ -37,12 +26,6 @@ SAME_AS_ENGLISH = {
            "chat.phrase_bluff"},
     "ar": {"amount.double"},
 }
-
-
-def catalog(lang: str) -> dict[str, str | dict[str, str]]:
-    data = json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
-    assert isinstance(data, dict)
-    return data
 
 
 def used_keys() -> set[str]:

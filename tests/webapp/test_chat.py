@@ -12,11 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import REDIS_TEST_URL
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import APP_ENV, DEV_TOKEN, Server
+from tests.support.telegram import receive
 from tests.webapp.chatting import bubble_at, person, seqs, until_bubble, until_seq
-from tests.webapp.server import DEV_TOKEN, Server
-from tests.webapp.telegram import receive
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 
@@ -29,9 +29,9 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server,
     started: list[Server] = []
     try:
         for name in ("a", "b"):
-            server = Server(logs / f"{name}.log", extra_env=env)
+            server = Server({**APP_ENV, **env}, log=logs / f"{name}.log").spawn()
             started.append(server)
-            server.wait_ready(within=90)  # a loaded machine starts it slowly
+            server.wait_ready()
         yield started[0], started[1]
     finally:
         for server in started:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, Route
 
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.serve import Server
+from tests.support.telegram import DARK, LIGHT, snap_as_is
 from tests.webapp.chatting import person, until_bubble
-from tests.webapp.server import Server
-from tests.webapp.telegram import DARK, LIGHT, snap_as_is
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

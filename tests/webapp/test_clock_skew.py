@@ -14,10 +14,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import new_user_id, sit_down
 
 # The browser (a session fixture) lives in the session's event loop.
@@ -59,8 +59,8 @@ async def test_the_countdown_follows_the_server_whatever_the_phone_clock_says(
     ana = await Player.open(browser, server.url, f"Ana Clock {shift}",
                             init_script=SHIFT_JS % shift)
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, ana.user_id, f"Ana Clock {shift}")
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, f"Ana Clock {shift}")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=2, turn_seconds=60)
         await boris.seat(table, 500)
         await sit_down(ana, server.url, table)  # two seated: hand 1 is dealt, a turn runs

@@ -12,11 +12,11 @@ import aiohttp
 import pytest
 from playwright.async_api import Page
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, check_layout
-from tests.webapp.server import Server
+from tests.support.browser import Contexts, check_layout
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
+from tests.support.telegram import snap_as_is
 from tests.webapp.tables import drive, new_user_id, play_on
-from tests.webapp.telegram import snap_as_is
 from tests.webapp.tourneys import create, play_out, register, telegram_person, tournament
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -28,7 +28,7 @@ async def scene(server: Server) -> dict[str, Any]:
         return SCENE
     async with aiohttp.ClientSession() as http:
         ids = [new_user_id() for _ in range(3)]
-        me, a, b = [await ApiPlayer.login(http, server.url, u, n)
+        me, a, b = [await HttpPlayer.login(http, server.url, u, n)
                     for u, n in zip(ids, ("Мария Ж.", "Ahmed", "Boris"), strict=True)]
         table = await me.create(ante=10, max_seats=2, next_hand_seconds=60, turn_seconds=60)
         for p in (me, a):

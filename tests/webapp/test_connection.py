@@ -17,10 +17,10 @@ import aiohttp
 import pytest
 from playwright.async_api import Route, WebSocketRoute
 
-from tests.webapp.api import ApiPlayer, legal
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer, legal
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import new_user_id, sit_down
 
 # The browser (a session fixture) lives in the session's event loop.
@@ -35,7 +35,7 @@ def by(user_id: int, kind: str, events: list[dict[str, Any]]) -> list[dict[str, 
     return [e for e in events if e["type"] == kind and e["data"].get("user_id") == user_id]
 
 
-async def wait_turn(player: ApiPlayer, table: str, phase: str) -> dict[str, Any]:
+async def wait_turn(player: HttpPlayer, table: str, phase: str) -> dict[str, Any]:
     async with asyncio.timeout(10):
         while True:
             view = await player.view(table)
@@ -52,8 +52,8 @@ async def test_an_action_pressed_offline_goes_out_once_when_back(
     ana = await Player.open(browser, server.url, f"Ana Net {width}", width=width, height=height)
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        me = await ApiPlayer.login(http, server.url, ana.user_id, f"Ana Net {width}")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, f"Ana Net {width}")
         table = await boris.create(ante=10, max_seats=2, turn_seconds=60)
         await boris.seat(table, 500)
         await sit_down(ana, server.url, table)  # Boris deals hand 1: Ana acts first
@@ -125,8 +125,8 @@ async def test_back_from_the_background_is_current_within_a_second(
 
     await page.route_web_socket(re.compile(r".*/ws$"), relay)
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        cleo = await ApiPlayer.login(http, server.url, new_user_id(), "Cleo")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        cleo = await HttpPlayer.login(http, server.url, new_user_id(), "Cleo")
         table = await boris.create(ante=10, max_seats=3, turn_seconds=60)
         await boris.seat(table, 500)
         await sit_down(ana, server.url, table)

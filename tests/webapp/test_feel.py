@@ -7,10 +7,10 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import new_user_id, sit_down
 
 # The browser (a session fixture) lives in the session's event loop.
@@ -22,8 +22,8 @@ WATCH_FX = """() => { window.flown = 0;
 
 
 async def table_with_boris(http: aiohttp.ClientSession, server: Server, ana: Player) -> tuple[
-        str, ApiPlayer]:
-    boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        str, HttpPlayer]:
+    boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
     table = await boris.create(ante=10, max_seats=2, turn_seconds=60)
     await boris.seat(table, 500)
     await sit_down(ana, server.url, table)
@@ -36,7 +36,7 @@ async def test_chips_fly_sounds_play_and_the_mute_switch_silences_them(
     ana = await Player.open(browser, server.url, "Ana Feel")
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Feel")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Feel")
         table, boris = await table_with_boris(http, server, ana)
         await page.evaluate(WATCH_FX)
         # the deal was seen live: the cards come in from the middle, with a sound
@@ -70,7 +70,7 @@ async def test_reduced_motion_means_no_animation(server: Server, browser: Contex
     ana = await Player.open(browser, server.url, "Ana Still", reduced_motion="reduce")
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Still")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Still")
         table, _ = await table_with_boris(http, server, ana)
         await page.evaluate(WATCH_FX)
         names = await page.evaluate("""[...document.querySelectorAll('.felt .card')]

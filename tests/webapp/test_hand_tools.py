@@ -1,4 +1,4 @@
-"""A hand's tools inside Telegram (Telegram's own script, tests/webapp/telegram.py) against a
+"""A hand's tools inside Telegram (Telegram's own script, tests/support/telegram.py) against a
 server whose bot talks to the fake Bot API (tests/webapp/bot_server.py): Share sends the
 prepared message the server stored (`web_app_send_prepared_message` with its id), an older
 client gets Telegram's share-a-link sheet; the export and the transcript are saved by
@@ -20,8 +20,11 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
-from tests.bot.fakeapi import FakeBotAPI
-from tests.webapp.api import JSON, ApiPlayer
+from tests.support.browser import Contexts
+from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.http_player import JSON, HttpPlayer
+from tests.support.serve import Server
+from tests.support.telegram import DARK, LIGHT, launch, sent, sign, snap_as_is, telegram_page
 from tests.webapp.bot_server import (
     APP,
     BOT,
@@ -31,10 +34,7 @@ from tests.webapp.bot_server import (
     serving_with_bot,
     telegram_player,
 )
-from tests.webapp.browser import Contexts
-from tests.webapp.server import Server
 from tests.webapp.tables import play_hands
-from tests.webapp.telegram import DARK, LIGHT, launch, sent, sign, snap_as_is, telegram_page
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -44,7 +44,7 @@ class Setting:
     """The module's server and fake Bot API, and two tables Ana and Boris played at: the
     first closed since (both left; IDLE_CLOSE_SECONDS=1 closes it), the second open."""
 
-    def __init__(self, server: Server, api: FakeBotAPI, ana: ApiPlayer) -> None:
+    def __init__(self, server: Server, api: FakeBotAPI, ana: HttpPlayer) -> None:
         self.server = server
         self.api = api
         self.ana = ana

@@ -7,7 +7,6 @@ screens in the five other languages; Cyrillic or Arabic script is where it shoul
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -15,81 +14,17 @@ import aiohttp
 import pytest
 from playwright.async_api import Page, Route
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, snap
-from tests.webapp.server import Server
+from tests.support.browser import Contexts, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
+from tests.webapp.catalogs import PLURALS, STATIC, catalog
+from tests.webapp.languages import VISIBLE_TEXT_JS, check_language
 from tests.webapp.tables import new_user_id
-from tests.webapp.test_catalogs import PLURALS, STATIC, catalog
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 CLIENTS = {"en": "en-US", "ru": "ru-RU", "bg": "bg", "tr": "tr-TR", "de": "de-DE", "ar": "ar"}
-
-# Everything a player reads: text, and the words in titles, labels and placeholders. Their own
-# content (names), card faces and hex strings are not UI words.
-VISIBLE_TEXT_JS = """() => {
-  const skip = '.user, .card, [translate=no], code, script, style, noscript, [hidden]';
-  const words = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const el = node.parentElement;
-    if (!el || el.closest(skip)) continue;
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 && box.height === 0) continue;
-    words.push(node.textContent);
-  }
-  for (const el of document.querySelectorAll('[title], [aria-label], [placeholder]')) {
-    if (el.closest(skip)) continue;
-    for (const a of ['title', 'aria-label', 'placeholder']) {
-      if (el.getAttribute(a)) words.push(el.getAttribute(a));
-    }
-  }
-  return words.join(' \\n ');
-}"""
-
-WORD = re.compile(r"[^\W\d_]+")  # a word in any script ("satılır" is one word, not "sat")
-LATIN = re.compile(r"[A-Za-z]{2,}")
-# Latin words that may stand in any language: a product's name and a hash's.
-ANYWHERE = {"Telegram", "SHA"}
-# Words of the English UI that Turkish or German also use at the card table.
-# (German "was" is German: a word, not English left behind.)
-SHARED = {"tr": {"svara", "pot", "joker"},
-          "de": {"svara", "blind", "joker", "server", "bot", "pot", "chip", "chips", "was"}}
-COMMON_ENGLISH = {"the", "and", "you", "your", "table", "tables", "hand", "chips", "wait",
-                  "waiting", "join", "watch", "seat", "seats", "fold", "call", "raise", "bet",
-                  "look", "pass", "next", "players", "free", "rules", "back", "settings",
-                  "history", "leave", "open", "new", "create", "ante", "turn", "win", "wins",
-                  "score", "stack", "deal", "dealer", "skip", "sit", "out", "time"}
-
-
-def english_words(lang: str) -> set[str]:
-    """Words of the English catalog (and common English UI words) that the language's own
-    catalog never uses: seeing one on its screens means something was left in English."""
-    def words(cat: dict[str, str | dict[str, str]]) -> set[str]:
-        found: set[str] = set()
-        for value in cat.values():
-            for text in value.values() if isinstance(value, dict) else [value]:
-                found |= {w.lower() for w in WORD.findall(text) if len(w) >= 3}
-        return found
-
-    return (words(catalog("en")) | COMMON_ENGLISH) - words(catalog(lang)) - SHARED.get(lang, set())
-
-
-def check_language(lang: str, text: str, screen: str) -> None:
-    letters = [c for c in text if c.isalpha()]
-    assert letters, f"{screen}: no text"
-    if lang in ("ru", "bg", "ar"):
-        latin = {w for w in WORD.findall(text) if LATIN.fullmatch(w)} - ANYWHERE
-        assert not latin, f"{lang} {screen}: Latin-script words left: {sorted(latin)}"
-        script = "\u0400-\u04FF" if lang != "ar" else "\u0600-\u06FF"
-        share = len(re.findall(f"[{script}]", text)) / len(letters)
-        assert share > 0.9, f"{lang} {screen}: only {share:.0%} of the letters in its script"
-    if lang in ("tr", "de"):
-        english = english_words(lang)
-        left = {w for w in WORD.findall(text) if w.lower() in english}
-        assert not left, f"{lang} {screen}: English words left: {sorted(left)}"
-
 
 async def telegram_page(browser: Contexts, server: Server, init_data: str, path: str = "/",
                         dark: bool = False) -> Page:
@@ -116,8 +51,8 @@ async def test_a_telegram_user_plays_in_their_language(
 ) -> None:
     async with aiohttp.ClientSession() as http:
         user_id = new_user_id()
-        me = await ApiPlayer.login(http, server.url, user_id, "Mira", language=CLIENTS[lang])
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, user_id, "Mira", language=CLIENTS[lang])
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=3, turn_seconds=60)
         await boris.seat(table, 500)
         assert (await me.me())["language"] == lang
@@ -163,12 +98,12 @@ async def test_the_felt_keeps_the_order_of_play_right_to_left(
 ) -> None:
     """The same table, seen in English and in Arabic: every seat in the same place."""
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=4)
         await boris.seat(table, 500)
         places = []
         for lang in ("en", "ar"):
-            me = await ApiPlayer.login(http, server.url, new_user_id(), "Watcher",
+            me = await HttpPlayer.login(http, server.url, new_user_id(), "Watcher",
                                        language=lang)
             page = await telegram_page(browser, server, me.init_data, f"/?table={table}")
             await page.wait_for_selector(".felt .seat")
@@ -183,7 +118,7 @@ async def test_the_language_picker_is_remembered_on_the_server(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, new_user_id(), "Lena", language="ru")
+        me = await HttpPlayer.login(http, server.url, new_user_id(), "Lena", language="ru")
         page = await telegram_page(browser, server, me.init_data, "/?screen=settings")
         await page.wait_for_selector("#language [data-lang=ru][aria-checked=true]")
         await page.click("#language [data-lang=de]")

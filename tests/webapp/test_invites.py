@@ -13,13 +13,13 @@ import aiohttp
 import pytest
 from playwright.async_api import Page, Route
 
-from tests.webapp.api import ApiPlayer, seat_of
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer, seat_of
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import sign
+from tests.webapp.catalogs import catalog
 from tests.webapp.player import Player
-from tests.webapp.server import DEV_TOKEN, Server
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import sign
-from tests.webapp.test_catalogs import catalog
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -43,9 +43,9 @@ async def serve_photos(page: Page) -> None:
     await page.route("https://t.me/i/userpic/**", photo)
 
 
-async def as_api(http: aiohttp.ClientSession, server: Server, player: Player) -> ApiPlayer:
+async def as_api(http: aiohttp.ClientSession, server: Server, player: Player) -> HttpPlayer:
     """The page's own dev-mode user over the API."""
-    return await ApiPlayer.login(http, server.url, player.user_id, player.name)
+    return await HttpPlayer.login(http, server.url, player.user_id, player.name)
 
 
 async def invite_link(page: Page) -> str:
@@ -58,7 +58,7 @@ async def test_a_private_table_from_the_form_is_unlisted_and_joined_with_its_lin
     server: Server, browser: Contexts, shots: Path
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        opener = await ApiPlayer.login(http, server.url, new_user_id(), "Opener")
+        opener = await HttpPlayer.login(http, server.url, new_user_id(), "Opener")
         public = await opener.create(ante=10, name="Open doors")
         await opener.seat(public, 100)
         ana = await Player.open(browser, server.url, "Ana Host", locale="ru-RU")
@@ -161,10 +161,10 @@ async def test_lobby_rows_show_the_name_free_seats_players_and_their_faces(
         pia_id = new_user_id()
         signed = await sign(DEV_TOKEN, {"id": pia_id, "first_name": "Pia", "last_name": "Photo",
                                         "photo_url": PHOTO})
-        pia = ApiPlayer(http, server.url, pia_id, "Pia Photo", signed)
+        pia = HttpPlayer(http, server.url, pia_id, name="Pia Photo", init_data=signed)
         named = await pia.create(ante=25, max_seats=4, name="Стол Пии")
         await pia.seat(named, 500)  # her photo comes with her signed initData
-        yuri = await ApiPlayer.login(http, server.url, new_user_id(), "Yuri Bond")
+        yuri = await HttpPlayer.login(http, server.url, new_user_id(), "Yuri Bond")
         await yuri.seat(named, 500)
         unnamed = await yuri.create(ante=5, max_seats=3)
         await yuri.seat(unnamed, 100)

@@ -1,5 +1,5 @@
 """Invites and write access inside Telegram, with Telegram's own telegram-web-app.js (see
-tests/webapp/telegram.py): the invite sheet hands the bot's prepared card to shareMessage
+tests/support/telegram.py): the invite sheet hands the bot's prepared card to shareMessage
 (the server's bot talks to the fake Bot API), an older client opens Telegram's share sheet
 instead, a friend opens the private table from `startapp=table_<id>_<invite>` and sits down;
 and requestWriteAccess is asked once, when the player sits down, never at load nor again."""
@@ -16,13 +16,11 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Page
 
-from tests.bot.fakeapi import FakeBotAPI
-from tests.webapp.api import ApiPlayer
-from tests.webapp.bot_server import APP, BOT, TOKEN, serving_with_bot
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN, Server
-from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import (
+from tests.support.browser import Contexts
+from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import (
     DARK,
     LIGHT,
     fragment,
@@ -34,7 +32,9 @@ from tests.webapp.telegram import (
     telegram_page,
     wait_sent,
 )
-from tests.webapp.test_catalogs import catalog
+from tests.webapp.bot_server import APP, BOT, TOKEN, serving_with_bot
+from tests.webapp.catalogs import catalog
+from tests.webapp.tables import new_user_id
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -123,7 +123,7 @@ async def test_write_access_is_asked_once_at_sit_down_and_a_grant_reaches_the_se
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        other = await ApiPlayer.login(http, server.url, new_user_id(), "Other")
+        other = await HttpPlayer.login(http, server.url, new_user_id(), "Other")
         tables = [await other.create(ante=5, max_seats=4) for _ in range(3)]
     user = {"id": new_user_id(), "first_name": "Wanda", "allows_write_to_pm": False}
     init_data = await sign(DEV_TOKEN, user)
@@ -152,7 +152,7 @@ async def test_a_refusal_is_remembered_on_the_device_and_a_signed_grant_is_never
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        other = await ApiPlayer.login(http, server.url, new_user_id(), "Other")
+        other = await HttpPlayer.login(http, server.url, new_user_id(), "Other")
         tables = [await other.create(ante=5, max_seats=4) for _ in range(3)]
     no = await sign(DEV_TOKEN, {"id": new_user_id(), "first_name": "Nadia"})
     page = await open_in_telegram(browser, f"{server.url}/?table={tables[0]}", no)

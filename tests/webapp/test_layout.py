@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from tests.webapp.browser import Contexts, snap
+from tests.support.browser import Contexts, snap
+from tests.support.serve import Server
 from tests.webapp.canned_table import NAMES, betting, last_hand, open_table, settled, svara
-from tests.webapp.server import Server
-from tests.webapp.test_catalogs import LANGUAGES, catalog
+from tests.webapp.catalogs import LANGUAGES, catalog
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")

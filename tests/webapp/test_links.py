@@ -1,6 +1,6 @@
 """Links into the web app (docs/WEBAPP.md, "Links, sharing and downloads"): js/links.js's
 strict reading of every start_param and query form; a hand's link opening that hand through
-Telegram's launch parameters (Telegram's own script, tests/webapp/telegram.py); a private
+Telegram's launch parameters (Telegram's own script, tests/support/telegram.py); a private
 table's link whose invite reaches the view and the seat; malformed links giving the lobby
 and a message in the player's language (en, ru) and nothing of theirs on the page. In a
 plain browser: a hand's link, sharing it without Telegram (the clipboard) and saving its
@@ -18,11 +18,11 @@ import aiohttp
 import pytest
 from playwright.async_api import Page
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN, REPO, Server
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import DEV_TOKEN, REPO, Server
+from tests.support.telegram import open_in_telegram, receive, sign, wait_sent
 from tests.webapp.tables import new_user_id, play_hands
-from tests.webapp.telegram import open_in_telegram, receive, sign, wait_sent
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -91,10 +91,10 @@ async def test_links_js_reads_every_form_strictly(server: Server, browser: Conte
 
 
 async def settled_table(server: Server, http: aiohttp.ClientSession, hands: int = 1,
-                        ) -> tuple[str, ApiPlayer, ApiPlayer]:
+                        ) -> tuple[str, HttpPlayer, HttpPlayer]:
     """A table where Ana and Boris (over the API) have settled `hands` hands."""
-    ana = await ApiPlayer.login(http, server.url, new_user_id(), "Ana")
-    boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+    ana = await HttpPlayer.login(http, server.url, new_user_id(), "Ana")
+    boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
     table = await ana.create(ante=5, max_seats=2, next_hand_seconds=0)
     await ana.seat(table, 200)
     await boris.seat(table, 200)
@@ -126,7 +126,7 @@ async def test_a_private_tables_link_carries_its_invite_to_the_view_and_the_seat
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        host = await ApiPlayer.login(http, server.url, new_user_id(), "Host")
+        host = await HttpPlayer.login(http, server.url, new_user_id(), "Host")
         made = await host.ok("POST", "/api/tables", {"ante": 5, "max_seats": 3, "private": True})
         table, invite = made["table_id"], made["invite"]
         await host.seat(table, 100)
@@ -176,7 +176,7 @@ async def expect_lobby_and_message(page: Page, message: str, link: str) -> None:
     await page.context.close()
 
 
-async def dev_page(browser: Contexts, server: Server, user: ApiPlayer, query: str,
+async def dev_page(browser: Contexts, server: Server, user: HttpPlayer, query: str,
                    **options: Any) -> Page:
     """A plain browser (no Telegram) where `user` has logged in on this device before."""
     context = await browser.new_context(viewport={"width": 390, "height": 844}, **options)

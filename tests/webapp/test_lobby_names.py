@@ -5,10 +5,10 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -17,7 +17,7 @@ async def test_two_practice_tables_have_different_names(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        maker = await ApiPlayer.login(http, server.url, 7_710_001, "Maker")
+        maker = await HttpPlayer.login(http, server.url, 7_710_001, "Maker")
         ids = [await maker.create(ante=10, max_seats=4, practice_bots=2) for _ in range(2)]
         for table_id in ids:
             assert (await maker.view(table_id))["host"] is None  # bots only: no host

@@ -11,10 +11,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer, legal, seat_of
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer, legal, seat_of
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import drive, new_user_id, phase, play_on, sit_down, stack
 
 # The browser (a session fixture) lives in the session's event loop.
@@ -26,9 +26,9 @@ async def test_a_svara_shows_the_tied_hands_the_fee_and_who_is_in_free(
 ) -> None:
     ana = await Player.open(browser, server.url, "Ana Svara")
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        cleo = await ApiPlayer.login(http, server.url, new_user_id(), "Cleo")
-        me = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Svara")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        cleo = await HttpPlayer.login(http, server.url, new_user_id(), "Cleo")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Svara")
         table = await boris.create(ante=10, max_seats=3, next_hand_seconds=0, turn_seconds=60,
                                    svara_join_seconds=120)
         await boris.seat(table, 1000)
@@ -82,8 +82,8 @@ async def test_a_busted_player_buys_in_again_bounded_by_the_wallet(
     ana = await Player.open(browser, server.url, f"Ana {width}", width=width, height=height)
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        me = await ApiPlayer.login(http, server.url, ana.user_id, f"Ana {width}")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, f"Ana {width}")
         table = await boris.create(ante=10, min_buy_in=10, max_buy_in=5000, max_seats=2,
                                    next_hand_seconds=0)
         await boris.seat(table, 1000)
@@ -92,7 +92,7 @@ async def test_a_busted_player_buys_in_again_bounded_by_the_wallet(
         # Nobody could put in more than the ante: the hand went straight to the showdown.
         assert "nobody could put in more" in await first.inner_text()
 
-        def all_in(player: ApiPlayer, view: dict[str, object]) -> tuple[str, int | None] | None:
+        def all_in(player: HttpPlayer, view: dict[str, object]) -> tuple[str, int | None] | None:
             moves = legal(view)  # type: ignore[arg-type]
             if player is me and "raise" in moves:
                 return "raise", int(moves["raise"]["max"])
@@ -139,8 +139,8 @@ async def test_a_timeout_is_explained_and_sitting_out_offers_sit_in(
     ana = await Player.open(browser, server.url, "Ana Slow")
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        me = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Slow")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Slow")
         table = await boris.create(ante=10, max_seats=2, turn_seconds=5, next_hand_seconds=1)
         await boris.seat(table, 500)
         await sit_down(ana, server.url, table)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from tests.webapp.browser import Contexts
-from tests.webapp.server import Server
+from tests.support.browser import Contexts
+from tests.support.serve import Server
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 

@@ -10,16 +10,16 @@ import time
 import aiohttp
 import pytest
 
-from tests.webapp.api import JSON, ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import Server
+from tests.support.browser import Contexts
+from tests.support.http_player import JSON, HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.tables import drive, new_user_id, play_on
 from tests.webapp.tourneys import telegram_person
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-async def one_hand(a: ApiPlayer, b: ApiPlayer, *, loser: ApiPlayer) -> str:
+async def one_hand(a: HttpPlayer, b: HttpPlayer, *, loser: HttpPlayer) -> str:
     """`a` and `b` sit down and play a hand `loser` folds; until both are counted."""
     table = await a.create(ante=10, max_seats=2, next_hand_seconds=60, turn_seconds=60)
     for p in (a, b):
@@ -31,7 +31,7 @@ async def one_hand(a: ApiPlayer, b: ApiPlayer, *, loser: ApiPlayer) -> str:
     return table
 
 
-async def counted(asker: ApiPlayer, user_id: int, within: float = 20) -> JSON:
+async def counted(asker: HttpPlayer, user_id: int, within: float = 20) -> JSON:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         status, stats = await asker.call("GET", f"/api/players/{user_id}/stats")
@@ -43,8 +43,8 @@ async def counted(asker: ApiPlayer, user_id: int, within: float = 20) -> JSON:
 
 async def test_tapping_a_seat_opens_that_players_profile(server: Server, browser: Contexts) -> None:
     async with aiohttp.ClientSession() as http:
-        ana = await ApiPlayer.login(http, server.url, new_user_id(), "Ana Stats")
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris Stats")
+        ana = await HttpPlayer.login(http, server.url, new_user_id(), "Ana Stats")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris Stats")
         table = await one_hand(ana, boris, loser=boris)
         stats = await counted(ana, ana.user_id)
         page, _ = await telegram_person(browser, server.url, f"?table={table}", name="Fan")
@@ -71,8 +71,8 @@ async def test_leaders_show_your_own_rank_and_a_row_opens_the_profile(
 ) -> None:
     uid = new_user_id()
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, uid, "Lea Top")
-        other = await ApiPlayer.login(http, server.url, new_user_id(), "Other Low")
+        me = await HttpPlayer.login(http, server.url, uid, "Lea Top")
+        other = await HttpPlayer.login(http, server.url, new_user_id(), "Other Low")
         await one_hand(me, other, loser=other)
         page, _ = await telegram_person(browser, server.url, "", name="Lea Top", user_id=uid)
         await page.click(".tabs [data-tab=leaders]")

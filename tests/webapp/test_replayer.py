@@ -26,22 +26,12 @@ from playwright.async_api import Browser
 
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.conftest import REDIS_TEST_URL
-from tests.fair.tamper import edit, tamper
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, snap
-from tests.webapp.replays import (
-    audit_of,
-    on_screen,
-    open_replay,
-    play_to_svara,
-    replay_of,
-    screen_state,
-    shown,
-)
-from tests.webapp.server import DEV_TOKEN, Server
-from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import (
+from tests.support.browser import Contexts, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import APP_ENV, DEV_TOKEN, Server
+from tests.support.tamper import edit, tamper
+from tests.support.telegram import (
     DARK,
     LIGHT,
     fragment,
@@ -52,6 +42,16 @@ from tests.webapp.telegram import (
     telegram_page,
     wait_sent,
 )
+from tests.webapp.replays import (
+    audit_of,
+    on_screen,
+    open_replay,
+    play_to_svara,
+    replay_of,
+    screen_state,
+    shown,
+)
+from tests.webapp.tables import new_user_id
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 
@@ -72,11 +72,11 @@ def namespace() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("serve-replay") / "serve.log",
-                 extra_env={"REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace,
-                            "DEV_TOKEN": DEV_TOKEN})
+    srv = Server({**APP_ENV, "REDIS_URL": REDIS_TEST_URL, "SVARA_NAMESPACE": namespace,
+                  "DEV_TOKEN": DEV_TOKEN},
+                 log=tmp_path_factory.mktemp("serve-replay") / "serve.log").spawn()
     try:
-        srv.wait_ready(within=40)  # a loaded machine starts it slowly
+        srv.wait_ready()
         yield srv
     finally:
         srv.stop()
@@ -85,16 +85,16 @@ def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> It
 class Hands:
     """The table, its svara hand, and the players (Ana is the one whose page replays)."""
 
-    def __init__(self, table: str, svara: int, ana: ApiPlayer, stream: str) -> None:
+    def __init__(self, table: str, svara: int, ana: HttpPlayer, stream: str) -> None:
         self.table, self.svara, self.ana, self.stream = table, svara, ana, stream
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")
 async def hands(redis_server: Server, namespace: str) -> AsyncIterator[Hands]:
     async with aiohttp.ClientSession() as http:
-        ana = await ApiPlayer.login(http, redis_server.url, new_user_id(), "Ana")
-        boris = await ApiPlayer.login(http, redis_server.url, new_user_id(), "Boris")
-        cleo = await ApiPlayer.login(http, redis_server.url, new_user_id(), "Cleo")
+        ana = await HttpPlayer.login(http, redis_server.url, new_user_id(), "Ana")
+        boris = await HttpPlayer.login(http, redis_server.url, new_user_id(), "Boris")
+        cleo = await HttpPlayer.login(http, redis_server.url, new_user_id(), "Cleo")
         table = await ana.create(ante=10, max_seats=3, next_hand_seconds=0, turn_seconds=60,
                                  svara_join_seconds=60)
         await ana.seat(table, 1000)

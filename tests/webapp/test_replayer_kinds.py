@@ -20,9 +20,11 @@ from playwright.async_api import Browser
 
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
-from tests.conftest import REDIS_TEST_URL
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.redis import REDIS_TEST_URL
+from tests.support.serve import DEV_TOKEN, REPO, Server
+from tests.support.telegram import LIGHT, fragment, sign, telegram_page
 from tests.webapp.replays import (
     close_table,
     open_replay,
@@ -31,8 +33,6 @@ from tests.webapp.replays import (
     serving,
     store_corpus_table,
 )
-from tests.webapp.server import DEV_TOKEN, REPO, Server
-from tests.webapp.telegram import LIGHT, fragment, sign, telegram_page
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 GOOD = ["v1-deck", "v2-deck", "svara", "split-pot", "capped-showdown", "blinds", "timeout",
@@ -65,7 +65,7 @@ async def replayed(chromium: Browser, server: Server, case: dict[str, Any],
     """The replayer of the case's hand on the page of `user_id`, and the server's replay."""
     table, hand = case["export"]["table_id"], case["export"]["hand"]
     async with aiohttp.ClientSession() as http:
-        api = await ApiPlayer.login(http, server.url, user_id, "Viewer")
+        api = await HttpPlayer.login(http, server.url, user_id, "Viewer")
         replay = dict(await api.ok("GET", f"/api/tables/{table}/hands/{hand}/replay"))
         audit = dict(await api.ok("GET", f"/api/tables/{table}/hands/{hand}/audit"))
     contexts = Contexts(chromium)
@@ -113,7 +113,7 @@ async def test_a_hand_of_a_closed_table_replays(
     case = await store_corpus_table(store, namespace, "v2-deck")
     table = case["export"]["table_id"]
     async with aiohttp.ClientSession() as http:
-        api = await ApiPlayer.login(http, redis_server.url, 7_000_000, "Viewer")
+        api = await HttpPlayer.login(http, redis_server.url, 7_000_000, "Viewer")
         view = await api.view(table)
         await close_table(store, namespace, table, view["seats"])
         closed = await api.view(table)

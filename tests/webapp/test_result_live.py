@@ -10,10 +10,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, snap
+from tests.support.browser import Contexts, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import drive, new_user_id, phase, play_on, sit_down, stack
 
 # The browser (a session fixture) lives in the session's event loop.
@@ -30,8 +30,8 @@ async def test_a_page_opened_mid_hand_shows_the_winner_and_amount(
     dora = await Player.open(browser, server.url, "Dora Late")
     page = dora.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        cleo = await ApiPlayer.login(http, server.url, new_user_id(), "Cleo")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        cleo = await HttpPlayer.login(http, server.url, new_user_id(), "Cleo")
         # a long pause after the hand: the result must stay until the next one starts
         table = await boris.create(ante=10, max_seats=3, next_hand_seconds=60, turn_seconds=60)
         await boris.seat(table, 500)
@@ -62,8 +62,8 @@ async def test_a_winner_is_told_the_gain_and_the_pot(
     ana = await Player.open(browser, server.url, "Ana Gain")
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
-        me = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Gain")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
+        me = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Gain")
         table = await boris.create(ante=10, max_seats=2, next_hand_seconds=60, turn_seconds=60)
         await boris.seat(table, 500)
         await sit_down(ana, server.url, table)  # the least: 100 chips; the hand starts now

@@ -13,7 +13,6 @@ of 8 words in them. Regenerate it with
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 import unicodedata
@@ -30,23 +29,24 @@ from service.api.app import STATIC_DIR, make_app
 from service.api.config import Config
 from service.game.scoring import compute_score
 from service.game.settings import ScoringOptions
-from tests.api.fake_tables import FakeTables
-from tests.webapp.rules_html import (
+from tests.support.fake_tables import FakeTables
+from tests.support.rules_html import (
     SECTIONS,
+    SHINGLE_WORDS,
     Node,
     RulesHtmlError,
     hands,
     numbers,
     parse,
     sections,
+    seed_shingles,
+    shingles,
     skeleton,
     words,
 )
 
 LANGS = ("en", "ru", "bg", "tr", "de", "ar")
 RULES_DIR = STATIC_DIR / "rules"
-SHINGLES = Path(__file__).with_name("seed_shingles.txt")
-SHINGLE_WORDS = 8
 
 # The score table (docs/RULES.md "Hand score"), row by row, with each language's example.
 ROW_EXAMPLES = (
@@ -107,17 +107,6 @@ def letter_words(text: str) -> list[str]:
 
 def script_of(char: str) -> str:
     return unicodedata.name(char, "?").split(" ")[0]
-
-
-def shingles(text_words: list[str]) -> set[str]:
-    runs = (" ".join(text_words[i:i + SHINGLE_WORDS])
-            for i in range(len(text_words) - SHINGLE_WORDS + 1))
-    return {hashlib.sha256(run.encode()).hexdigest()[:16] for run in runs}
-
-
-def seed_shingles() -> set[str]:
-    lines = SHINGLES.read_text(encoding="utf-8").splitlines()
-    return {line for line in lines if line and not line.startswith("#")}
 
 
 # --- the checker itself refuses what it must ----------------------------------------------

@@ -19,13 +19,13 @@ import aiohttp
 import pytest
 from playwright.async_api import Route
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
+from tests.webapp.catalogs import catalog
+from tests.webapp.languages import check_language
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 from tests.webapp.tables import new_user_id, sit_down
-from tests.webapp.test_catalogs import catalog
-from tests.webapp.test_i18n import check_language
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -42,12 +42,12 @@ async def stored_seed(player: Player) -> str | None:
     return found if isinstance(found, str) else None
 
 
-async def seed_at(api: ApiPlayer, table: str) -> str | None:
+async def seed_at(api: HttpPlayer, table: str) -> str | None:
     found = (await api.view(table))["you"]["client_seed"]
     return found if isinstance(found, str) else None
 
 
-async def seeds_at(api: ApiPlayer, tables: list[str]) -> list[str | None]:
+async def seeds_at(api: HttpPlayer, tables: list[str]) -> list[str | None]:
     return [await seed_at(api, t) for t in tables]
 
 
@@ -73,8 +73,8 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
     ana = await Player.open(browser, server.url, "Ana Seed")
     page = ana.page
     async with aiohttp.ClientSession() as http:
-        api = await ApiPlayer.login(http, server.url, ana.user_id, "Ana Seed")
-        bob = await ApiPlayer.login(http, server.url, new_user_id(), "Bob Seed")
+        api = await HttpPlayer.login(http, server.url, ana.user_id, "Ana Seed")
+        bob = await HttpPlayer.login(http, server.url, new_user_id(), "Bob Seed")
         # Two tables (each with someone else seated, so no hand starts with Ana alone).
         tables = []
         for _ in range(2):

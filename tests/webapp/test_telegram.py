@@ -1,5 +1,5 @@
 """The web app as Telegram opens it, with Telegram's own telegram-web-app.js (see
-tests/webapp/telegram.py): initData signed by Telegram's library in the URL fragment, the table
+tests/support/telegram.py): initData signed by Telegram's library in the URL fragment, the table
 from its start_param, Telegram's theme, safe areas, back button, haptics and closing
 confirmation through the events the script exchanges with Telegram; and with telegram.org
 unreachable (offline: the game must still start from the fragment alone).
@@ -15,11 +15,10 @@ import aiohttp
 import pytest
 from playwright.async_api import Route
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN, Server
-from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import (
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import (
     DARK,
     LIGHT,
     open_in_telegram,
@@ -29,6 +28,7 @@ from tests.webapp.telegram import (
     snap_as_is,
     wait_sent,
 )
+from tests.webapp.tables import new_user_id
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -94,7 +94,7 @@ async def test_telegram_theme_safe_areas_closing_confirmation_and_haptics(
     server: Server, browser: Contexts, shots: Path
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=2, turn_seconds=60)
         await boris.seat(table, 500)
         init_data = await sign(DEV_TOKEN, {"id": new_user_id(), "first_name": "Tess"})

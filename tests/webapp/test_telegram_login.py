@@ -16,11 +16,11 @@ import aiohttp
 import pytest
 from playwright.async_api import Page, Request
 
-from tests.webapp.browser import Contexts
-from tests.webapp.server import Server
+from tests.support.browser import Contexts
+from tests.support.serve import APP_ENV, Server
+from tests.support.telegram import DARK, launch, receive, sign, snap_as_is, telegram_page, wait_sent
+from tests.webapp.catalogs import catalog
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import DARK, launch, receive, sign, snap_as_is, telegram_page, wait_sent
-from tests.webapp.test_catalogs import catalog
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -32,8 +32,8 @@ DAY = 86400  # the server's default AUTH_MAX_AGE
 @pytest.fixture(scope="module")
 def bot_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """`svara serve` as deployed: a BOT_TOKEN, so no dev mode (BOT_MODE off: no Telegram)."""
-    srv = Server(tmp_path_factory.mktemp("bot-serve") / "serve.log",
-                 extra_env={"BOT_TOKEN": TOKEN, "BOT_MODE": "off"})
+    srv = Server({**APP_ENV, "BOT_TOKEN": TOKEN, "BOT_MODE": "off"},
+                 log=tmp_path_factory.mktemp("bot-serve") / "serve.log").spawn()
     try:
         srv.wait_ready()
         yield srv

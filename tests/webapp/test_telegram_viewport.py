@@ -12,11 +12,11 @@ import aiohttp
 import pytest
 from playwright.async_api import Page
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN, Server
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import open_in_telegram, receive, sign, snap_as_is
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import open_in_telegram, receive, sign, snap_as_is
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -36,7 +36,7 @@ async def test_the_action_bar_stays_in_the_visible_part_of_a_half_open_sheet(
     server: Server, browser: Contexts, shots: Path
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        boris = await ApiPlayer.login(http, server.url, new_user_id(), "Boris")
+        boris = await HttpPlayer.login(http, server.url, new_user_id(), "Boris")
         table = await boris.create(ante=10, max_seats=3, turn_seconds=60)
         await boris.seat(table, 500)
     init_data = await sign(DEV_TOKEN, {"id": new_user_id(), "first_name": "Sasha"})

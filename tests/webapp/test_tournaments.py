@@ -9,11 +9,11 @@ from __future__ import annotations
 import aiohttp
 import pytest
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN, Server
+from tests.support.browser import Contexts
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import DEV_TOKEN, Server
+from tests.support.telegram import open_in_telegram, receive, sign, wait_sent
 from tests.webapp.tables import new_user_id
-from tests.webapp.telegram import open_in_telegram, receive, sign, wait_sent
 from tests.webapp.tourneys import create, play_out, register, telegram_person, tournament
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -27,10 +27,10 @@ async def test_register_then_unregister_moves_the_count_and_the_chips(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        maker = await ApiPlayer.login(http, server.url, new_user_id(), "Maker")
+        maker = await HttpPlayer.login(http, server.url, new_user_id(), "Maker")
         tid = await create(maker, seats=3, name="Count me")
         page, uid = await telegram_person(browser, server.url, "?screen=tournaments", name="Reg")
-        me = await ApiPlayer.login(http, server.url, uid, "Reg")
+        me = await HttpPlayer.login(http, server.url, uid, "Reg")
         before = (await me.me())["balance"]
         await page.wait_for_selector(f"{row(tid)} .t-seats[data-registered='0']")
         assert "0/3" in await page.inner_text(f"{row(tid)} .t-seats")
@@ -50,11 +50,11 @@ async def test_too_few_chips_says_so_in_russian_and_reserves_nothing(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        maker = await ApiPlayer.login(http, server.url, new_user_id(), "Maker")
+        maker = await HttpPlayer.login(http, server.url, new_user_id(), "Maker")
         tid = await create(maker, seats=3, buy_in=5000, name="Dear")
         page, uid = await telegram_person(browser, server.url, "?screen=tournaments", name="Poor",
                                           language="ru")
-        me = await ApiPlayer.login(http, server.url, uid, "Poor")
+        me = await HttpPlayer.login(http, server.url, uid, "Poor")
         before = await me.me()
         await page.click(f"{row(tid)} [data-action=register]")
         toast = page.locator("#toast")
@@ -73,7 +73,7 @@ async def test_the_last_seat_starts_it_the_player_opens_it_and_a_spectator_watch
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        other = await ApiPlayer.login(http, server.url, new_user_id(), "Other")
+        other = await HttpPlayer.login(http, server.url, new_user_id(), "Other")
         tid = await create(other, name="Full house")
         await register(other, tid)
         page, _ = await telegram_person(browser, server.url,
@@ -105,8 +105,8 @@ async def test_finished_shows_standings_prizes_and_the_audit(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        a = await ApiPlayer.login(http, server.url, new_user_id(), "Winner")
-        b = await ApiPlayer.login(http, server.url, new_user_id(), "Loser")
+        a = await HttpPlayer.login(http, server.url, new_user_id(), "Winner")
+        b = await HttpPlayer.login(http, server.url, new_user_id(), "Loser")
         tid = await create(a, name="Decided")
         for p in (a, b):
             await register(p, tid)
@@ -132,7 +132,7 @@ async def test_create_form_shows_the_servers_refusal_and_creates_nothing(
 ) -> None:
     page, uid = await telegram_person(browser, server.url, "?screen=tournaments", name="Host")
     async with aiohttp.ClientSession() as http:
-        me = await ApiPlayer.login(http, server.url, uid, "Host")
+        me = await HttpPlayer.login(http, server.url, uid, "Host")
         listed = len((await me.ok("GET", "/api/tournaments?limit=100"))["tournaments"])
         await page.click("[data-action=create-open]")
         await page.fill(".t-create input[name=stack]", "50")
@@ -159,7 +159,7 @@ async def test_a_tournament_link_opens_its_screen_and_back_leads_to_the_lobby(
     server: Server, browser: Contexts
 ) -> None:
     async with aiohttp.ClientSession() as http:
-        maker = await ApiPlayer.login(http, server.url, new_user_id(), "Maker")
+        maker = await HttpPlayer.login(http, server.url, new_user_id(), "Maker")
         tid = await create(maker, seats=4, name="Linked")
     user = {"id": new_user_id(), "first_name": "Linkee", "language_code": "en"}
     init_data = await sign(DEV_TOKEN, user, start_param=f"tournament_{tid}")

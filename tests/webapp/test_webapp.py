@@ -17,10 +17,10 @@ import aiohttp
 import pytest
 from playwright.async_api import WebSocketRoute
 
-from tests.webapp.api import ApiPlayer
-from tests.webapp.browser import Contexts, check_layout, snap
+from tests.support.browser import Contexts, check_layout, snap
+from tests.support.http_player import HttpPlayer
+from tests.support.serve import Server
 from tests.webapp.player import Player
-from tests.webapp.server import Server
 
 # The browser (a session fixture) lives in the session's event loop.
 pytestmark = pytest.mark.asyncio(loop_scope="session")
@@ -191,7 +191,7 @@ async def test_the_lobby_pages_through_many_tables(server: Server, browser: Cont
     """The lobby is paged by the server (50 a page): "More tables" follows the `next` cursor
     until every open table is listed, once each."""
     async with aiohttp.ClientSession() as http:
-        host = await ApiPlayer.login(http, server.url, 7_700_001, "Pager")
+        host = await HttpPlayer.login(http, server.url, 7_700_001, "Pager")
         for _ in range(55):
             await host.create(ante=10)
         listed: list[str] = []

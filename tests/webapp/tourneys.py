@@ -1,6 +1,6 @@
 """Sit & Go tournaments for the browser tests: created and filled over the API, played to
 the end by people driven over the API (one of them folding whenever it can), and the page's
-own person opened inside Telegram (tests/webapp/telegram.py) in a language of its choosing."""
+own person opened inside Telegram (tests/support/telegram.py) in a language of its choosing."""
 
 from __future__ import annotations
 
@@ -10,31 +10,31 @@ from typing import Any
 
 from playwright.async_api import Page
 
-from tests.webapp.api import JSON, ApiPlayer
-from tests.webapp.browser import Contexts
-from tests.webapp.server import DEV_TOKEN
+from tests.support.browser import Contexts
+from tests.support.http_player import JSON, HttpPlayer
+from tests.support.serve import DEV_TOKEN
+from tests.support.telegram import DARK, LIGHT, open_in_telegram, sign
 from tests.webapp.tables import drive, new_user_id, play_on
-from tests.webapp.telegram import DARK, LIGHT, open_in_telegram, sign
 
 # Short hands: a stack of two antes, so whoever folds every hand is out after two.
 QUICK = {"seats": 2, "buy_in": 100, "stack": 20, "antes": [10], "hands_per_level": 50,
          "fill_seconds": 600, "turn_seconds": 30}
 
 
-async def create(maker: ApiPlayer, **settings: Any) -> str:
+async def create(maker: HttpPlayer, **settings: Any) -> str:
     body = {**QUICK, **settings}
     return str((await maker.ok("POST", "/api/tournaments", body))["tournament_id"])
 
 
-async def tournament(player: ApiPlayer, tid: str) -> JSON:
+async def tournament(player: HttpPlayer, tid: str) -> JSON:
     return dict(await player.ok("GET", f"/api/tournaments/{tid}"))
 
 
-async def register(player: ApiPlayer, tid: str) -> JSON:
+async def register(player: HttpPlayer, tid: str) -> JSON:
     return dict(await player.ok("POST", f"/api/tournaments/{tid}/register"))
 
 
-async def play_out(players: list[ApiPlayer], tid: str, *, loser: int, within: float = 60) -> JSON:
+async def play_out(players: list[HttpPlayer], tid: str, *, loser: int, within: float = 60) -> JSON:
     """Play the (started) tournament until it is finished and paid; `loser` folds."""
     t = await tournament(players[0], tid)
     assert t["status"] == "running", t

@@ -10,7 +10,7 @@ from service.game.settings import TableSettings
 from service.tables import bots
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 SETTINGS = TableSettings(ante=10, max_seats=6, turn_seconds=30, next_hand_seconds=3)
 

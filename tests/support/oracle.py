@@ -166,3 +166,32 @@ def check_settlement(state: TableState, settled: ev.HandSettled) -> None:
     paid = [settled.amounts[seat] for seat in clockwise]
     assert sum(paid) == settled.pot - settled.rake, (paid, settled)
     assert paid == sorted(paid, reverse=True) and paid[0] - paid[-1] <= 1, paid
+
+
+# docs/RULES.md "Worked examples" (default variants), in the order written.
+WORKED_EXAMPLES = [
+    ("7h 9d 9c", 9),
+    ("Ts Td Tc", 30),
+    ("8c Kh 9d", 10),
+    ("Kh 9h Qc", 19),
+    ("Qc Qh 9d", 10),
+    ("As Ad Tc", 22),
+    ("8s Ad 7c", 22),
+    ("Td 9d Jd", 29),
+    ("Qc Qh Qd", 30),
+    ("7c Kh Kd", 31),
+    ("7c Ah Ad", 33),
+    ("Qd Kd Ts", 20),
+    ("Ts 8s Kh", 18),
+    ("8s 8h 8d", 24),
+    ("7h 7d 7s", 34),
+    ("7h 7d Ks", 23),
+    ("Ts Th Ac", 11),
+    ("Js Qh Tc", 10),
+    ("7c 7d Td", 28),  # row 6 beats row 5
+    # examples in the rule table itself
+    ("As Ah Ad", 33),
+    ("Qs Qh Qd", 30),
+    ("7c 9s Js", 30),
+    ("7d 8c 8h", 8),  # "the lowest hands"
+]

@@ -9,11 +9,13 @@ a `RulesHtmlError`, so the web app never renders a script, a link or a style fro
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 
 # The topics, in the order every language presents them (the web app may style by them).
 SECTIONS = ("cards", "scores", "hand", "svara", "time", "chips", "fairness")
@@ -202,3 +204,20 @@ def words(text: str) -> list[str]:
     flat = "".join(c for c in unicodedata.normalize("NFKD", text)
                    if unicodedata.category(c) != "Mn")
     return re.findall(r"\w+", flat.casefold())
+
+
+# Runs of this many words, hashed: how the rules' prose is compared with the seed documents
+# without the seeds in the repo (tests/webapp/seed_shingles.txt).
+SHINGLES = Path(__file__).resolve().parents[1] / "webapp" / "seed_shingles.txt"
+SHINGLE_WORDS = 8
+
+
+def shingles(text_words: list[str]) -> set[str]:
+    runs = (" ".join(text_words[i:i + SHINGLE_WORDS])
+            for i in range(len(text_words) - SHINGLE_WORDS + 1))
+    return {hashlib.sha256(run.encode()).hexdigest()[:16] for run in runs}
+
+
+def seed_shingles() -> set[str]:
+    lines = SHINGLES.read_text(encoding="utf-8").splitlines()
+    return {line for line in lines if line and not line.startswith("#")}

@@ -6,32 +6,18 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
 
+from tests.support import ports
+
 PORT_RANGE = range(7000, 7100)
 
 
-def free_port(taken: set[int] | None = None) -> int:
-    for port in PORT_RANGE:
-        if taken and port in taken:
-            continue
-        # Cluster nodes also bind port + 10000 for the bus.
-        if all(_free(p) for p in (port, port + 10000)):
-            return port
-    raise RuntimeError("no free port in 7000-7099")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
+def free_port() -> int:
+    """A free port of 7000-7099 whose Cluster bus port, 10000 up, is free too."""
+    return ports.free_port(PORT_RANGE, also=(10000,))
 
 
 class RedisServer:
@@ -121,11 +107,9 @@ def start_cluster(base: Path, masters: int = 3, replicas: int = 0) -> list[Redis
     """A real `masters`-primary Redis Cluster with `replicas` replicas per primary, ready (and
     every replica in sync) when this returns. The first `masters` nodes are the primaries."""
     nodes: list[RedisServer] = []
-    taken: set[int] = set()
     try:
         for i in range(masters * (1 + replicas)):
-            port = free_port(taken)
-            taken.add(port)
+            port = free_port()
             node = RedisServer(
                 base / f"node{i}",
                 port,

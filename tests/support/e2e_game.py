@@ -7,7 +7,7 @@ import random
 import secrets
 from typing import Any
 
-from tests.api.player import PLAY_TYPES, Player, check_view_privacy, choose
+from tests.support.http_player import PLAY_TYPES, HttpPlayer, check_view_privacy, choose
 
 JSON = dict[str, Any]
 TOKEN = "4242:e2e-token"
@@ -28,7 +28,7 @@ def user_ids(n: int) -> list[int]:
     return [base + i for i in range(n)]
 
 
-async def new_table(owner: Player, players: list[Player], *, buy_in: int = 200,
+async def new_table(owner: HttpPlayer, players: list[HttpPlayer], *, buy_in: int = 200,
                     **settings: Any) -> str:
     status, body = await owner.call("POST", "/api/tables", {"ante": 10, **settings})
     assert status == 201, body
@@ -51,7 +51,7 @@ def chips_on_table(view: JSON) -> int:
     return sum(int(s["stack"]) for s in view["seats"]) + int(pot)
 
 
-async def step(players: list[Player], table: str, rng: random.Random, total: int) -> JSON:
+async def step(players: list[HttpPlayer], table: str, rng: random.Random, total: int) -> JSON:
     """Read every view, check it, make one legal move (or probe one illegal one)."""
     views = await asyncio.gather(*(p.view(table) for p in players))
     for v in views:
@@ -72,7 +72,7 @@ async def step(players: list[Player], table: str, rng: random.Random, total: int
     return views[0]
 
 
-async def probe_illegal(p: Player, table: str, view: JSON, rng: random.Random) -> None:
+async def probe_illegal(p: HttpPlayer, table: str, view: JSON, rng: random.Random) -> None:
     """`legal` is exact: an action it does not list is refused, and changes nothing."""
     legal = {a["type"]: a for a in view["you"]["legal"]}
     missing = [t for t in PLAY_TYPES if t not in legal]
@@ -86,7 +86,7 @@ async def probe_illegal(p: Player, table: str, view: JSON, rng: random.Random) -
     assert (await p.view(table))["version"] == view["version"]
 
 
-async def play(players: list[Player], table: str, *, hands: int, seed: int,
+async def play(players: list[HttpPlayer], table: str, *, hands: int, seed: int,
                budget: float = 60.0) -> JSON:
     """Play by `legal` until `hands` hands are settled; fail fast, with the view, if stuck."""
     rng = random.Random(seed)

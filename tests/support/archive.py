@@ -8,8 +8,8 @@ from typing import Any
 from service.tables.archive import DAY, Archiver, Outcome
 from service.tables.facade import User
 from service.tables.service import TableService
-from tests.service.conftest import FakeClock
-from tests.service.helpers import SETTINGS, play_hands, seated_table
+from tests.support.clock import FakeClock
+from tests.support.service_play import SETTINGS, play_hands, seated_table
 
 IDLE = 60.0  # the services' idle limit: a table closes a minute after its last player left
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import cast
 
 import fakeredis
 import msgspec
@@ -20,9 +19,7 @@ import msgspec
 from events.store.kv import RedisKeyValue
 from service.game.errors import GameError
 from service.game.settings import TableSettings
-from service.tables.away_feed import AwayFeed
-from service.tables.chat import Chat
-from service.tables.facade import JSON, FeedSink, ServiceError, Tables, User
+from service.tables.facade import JSON, FeedSink, PresenceBook, ServiceError, Tables, User
 from service.tables.presence import Presence
 from service.tables.social import Social
 from service.tables.tournaments_service import Tournaments
@@ -57,7 +54,15 @@ class FakeItem:
 
 
 class FakeChat:
-    """No chat at the fake tables: a socket's chat feed waits quietly."""
+    """No chat at the fake tables: a socket's chat feed waits quietly, and nothing is said."""
+
+    async def post(self, user: User, table_id: str, *, phrase: str | None = None,
+                   reaction: str | None = None, invite: str | None = None) -> int:
+        raise ServiceError(403, "chat_off", "the fake tables have no chat")
+
+    async def messages(self, user: User | None, table_id: str, after: int,
+                       invite: str | None = None) -> JSON:
+        return {"seq": 0, "messages": []}
 
     async def follow(self, user: User | None, table_id: str, after: int | None,
                      invite: str | None = None) -> AsyncIterator[list[JSON]]:
@@ -74,13 +79,26 @@ class FakeAway:
         yield []
 
 
-class FakeSocial(Social):
-    """The social desk of tables with no chat and no private tables: only the quiet chat
-    feed a socket follows (the real one needs a Redis event store, which the fake has not)."""
+class FakeSocial:
+    """The social desk of tables with no chat and no private tables (the real one needs a
+    Redis event store, which the fake has not); who is away is the real rule over the fake's
+    presence book, and a socket's away feed waits quietly."""
 
-    def __init__(self) -> None:  # the real one's stores are never made
-        self.chat = cast(Chat, FakeChat())
-        self.away = cast(AwayFeed, FakeAway())
+    def __init__(self) -> None:
+        self.chat = FakeChat()
+        self.away = FakeAway()
+
+    async def issue_invite(self, user: User | None, table_id: str) -> str:
+        raise ServiceError(409, "not_private", "this table is open to everyone")
+
+    async def with_invite(self, user: User | None, answer: JSON) -> JSON:
+        return answer  # no table is private, so none has an invite
+
+    async def shared_invite(self, user: User, table_id: str, given: str | None) -> str:
+        raise ServiceError(409, "not_private", "this table is open to everyone")
+
+    async def with_away(self, table_id: str, presence: PresenceBook, view: JSON) -> JSON:
+        return await Social.with_away(table_id, presence, view)
 
 
 class FakeTables:

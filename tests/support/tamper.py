@@ -12,7 +12,7 @@ import msgspec
 from events.store.base import StoredEvent
 from events.store.chain import at_text, link_of
 from events.store.redis_store import RedisEventStore
-from tests.store.contract import rewrite
+from tests.support.streams import rewrite
 
 Change = Callable[[list[StoredEvent]], list[StoredEvent]]
 

@@ -27,8 +27,8 @@ from urllib.parse import quote
 import pytest
 from playwright.async_api import Page, Route
 
-from tests.webapp.browser import Contexts
-from tests.webapp.server import REPO
+from tests.support.browser import Contexts
+from tests.support.serve import REPO
 
 NODE_MODULES = REPO / ".npm-test" / "node_modules"
 SCRIPT = NODE_MODULES / "@twa-dev" / "sdk" / "dist" / "telegram-web-apps.js"

@@ -1,5 +1,6 @@
-"""A signed test user driving the public API over HTTP and one WebSocket, plus the checks the
-end-to-end tests share (privacy, feed integrity)."""
+"""A test user driving the public API over HTTP and one WebSocket (signed by the test with the
+bot token, or by a dev-mode server's /dev/init-data), plus the checks the end-to-end tests
+share (privacy, feed integrity)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from typing import Any
 import aiohttp
 
 from service.api.auth import sign_init_data
-from tests.game.oracle import settings_score
-from tests.game.privacy import DERIVED_KEY
+from tests.support.oracle import settings_score
+from tests.support.privacy import DERIVED_KEY
 
 JSON = dict[str, Any]
 CARD = re.compile(r"^[789TJQKA][cdhs]$")
@@ -24,14 +25,16 @@ HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 PLAY_TYPES = ("blind", "pass", "call", "raise", "fold", "join_svara", "skip_svara", "sit_in")
 
 
-class Player:
-    def __init__(self, session: aiohttp.ClientSession, base: str, user_id: int, token: str,
-                 name: str = "") -> None:
+class HttpPlayer:
+    """One user: `token` signs its initData here (or `init_data` is one the server signed)."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str, user_id: int, token: str = "",
+                 name: str = "", *, init_data: str = "") -> None:
         self.session = session
         self.base = base
         self.user_id = user_id
         self.name = name or f"Player {user_id}"
-        self.init_data = sign_init_data(token, user_id=user_id, name=self.name)
+        self.init_data = init_data or sign_init_data(token, user_id=user_id, name=self.name)
         self.headers = {"Authorization": f"tma {self.init_data}"}
         self.feed: Feed | None = None
         self.over_socket = False  # act through the WebSocket instead of POST
@@ -45,10 +48,36 @@ class Player:
             data = await resp.json(content_type=None)
             return resp.status, data
 
+    @classmethod
+    async def login(cls, session: aiohttp.ClientSession, base: str, user_id: int, name: str,
+                    language: str = "") -> HttpPlayer:
+        """A dev-mode user, its initData signed by the server's /dev/init-data."""
+        params = {"user_id": str(user_id), "name": name}
+        if language:
+            params["language"] = language
+        async with session.get(f"{base}/dev/init-data", params=params) as resp:
+            assert resp.status == 200, await resp.text()
+            init_data = str((await resp.json())["init_data"])
+        return cls(session, base, user_id, name=name, init_data=init_data)
+
     async def ok(self, method: str, path: str, body: Any = None) -> Any:
         status, data = await self.call(method, path, body)
         assert 200 <= status < 300, (method, path, body, status, data)
         return data
+
+    async def me(self) -> JSON:
+        return dict(await self.ok("GET", "/api/me"))
+
+    async def create(self, **settings: Any) -> str:
+        data = await self.ok("POST", "/api/tables", settings)
+        return str(data["table_id"])
+
+    async def seat(self, table: str, buy_in: int) -> JSON:
+        return dict(await self.ok("POST", f"/api/tables/{table}/seat", {"buy_in": buy_in}))
+
+    async def events(self, table: str, after: int = 0) -> list[JSON]:
+        data = await self.ok("GET", f"/api/tables/{table}/events?after={after}")
+        return list(data["events"])
 
     async def view(self, table: str) -> JSON:
         return dict(await self.ok("GET", f"/api/tables/{table}"))
@@ -335,3 +364,11 @@ def check_hashes(events: list[JSON]) -> None:
     hashes = [e["hash"] for e in events]
     assert all(isinstance(h, str) and re.fullmatch(r"[0-9a-f]{64}", h) for h in hashes), events
     assert len(set(hashes)) == len(hashes)
+
+
+def seat_of(view: JSON, user_id: int) -> JSON | None:
+    return next((s for s in view["seats"] if s["user_id"] == user_id), None)
+
+
+def legal(view: JSON) -> dict[str, JSON]:
+    return {a["type"]: a for a in view["you"]["legal"]}

@@ -5,7 +5,7 @@ or the event, which cards the viewer may know, and then scan the whole output:
 - every card-shaped string must be one of those cards;
 - anything derived from cards (a `score`, a hand rank or strength: any key naming one) may
   appear only beside the cards it comes from, in the same object, and must be their score
-  under the table's options (tests/game/oracle.py): a score of a hidden hand is a leak;
+  under the table's options (tests/support/oracle.py): a score of a hidden hand is a leak;
 - no deck order (a list of 32 positions or cards);
 - no seed before it is revealed, not even inside a longer string or in upper case.
 """
@@ -22,7 +22,7 @@ from events import table as ev
 from events.settings import TableSettings
 from service.game.state import TableState
 from service.game.view import project_event, public_data_json, view
-from tests.game.oracle import settings_score
+from tests.support.oracle import settings_score
 
 # Keys whose values are computed from cards: a hidden hand's is as secret as its cards.
 DERIVED_KEY = re.compile(r"score|rank|strength|hand_value|best_hand", re.IGNORECASE)
