@@ -123,8 +123,17 @@ class TournamentManager:
             if cursor is None:
                 break
             after = cursor
+        failed = 0
         for tournament_id in dict.fromkeys(ids):
-            await self.advance(tournament_id)
+            # one tournament that cannot advance now (a store hiccup, a refusal) must not
+            # hold up the others behind it in the index: it is tried again next round
+            try:
+                await self.advance(tournament_id)
+            except Exception:
+                failed += 1
+                log.warning("tournament %s could not advance", tournament_id, exc_info=True)
+        if failed:
+            log.warning("%d tournament(s) could not advance; the next round tries again", failed)
 
     async def advance(self, tournament_id: str) -> TournamentState | None:
         """Run every step that is due for this tournament; each is safe to repeat."""

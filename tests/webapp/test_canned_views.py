@@ -169,8 +169,11 @@ async def test_errors_are_shown_in_the_player_s_language(
     await page.route(f"{server.url}/api/tables/{TABLE}/actions", refuse)
     toast = page.locator("#toast")
     await page.click("[data-action=fold]")
-    await toast.wait_for(state="visible")
-    assert await toast.inner_text() == "Сейчас не ваш ход."  # the code, in Russian
+    # the code, in Russian (waited for: a toast of the page's own start may still be up)
+    await page.wait_for_function(
+        "document.querySelector('#toast').textContent === 'Сейчас не ваш ход.'"
+        " && !document.querySelector('#toast').hidden")
+    assert await toast.inner_text() == "Сейчас не ваш ход."
     await page.wait_for_function("document.querySelector('[data-action=fold]:enabled')")
     await page.click("[data-action=fold]")
     await page.wait_for_function(

@@ -40,7 +40,10 @@ async def play_out(players: list[HttpPlayer], tid: str, *, loser: int, within: f
     assert t["status"] == "running", t
     table = str(t["table_id"])
     await drive(table, players, play_on(folder=loser),
-                until=lambda v: any(s["stack"] == 0 for s in v["seats"]))
+                # out of chips, and that hand over: a stack that paid all it had for the ante
+                # is 0 while its hand is still being played
+                until=lambda v: any(s["stack"] == 0 for s in v["seats"])
+                and (v["hand"] is None or v["hand"]["phase"] == "settled"))
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         t = await tournament(players[0], tid)
