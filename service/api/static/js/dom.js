@@ -64,3 +64,13 @@ export function newId() {
 export function clamp(value, low, high) {
   return Math.min(Math.max(value, low), high);
 }
+
+/** `refresh()` every `ms` while the page is shown, never under someone's fingers (while they
+ *  type in or pick from a field of `root`) nor while `busy()`; the interval's id. */
+export function refreshEvery(root, ms, busy, refresh) {
+  return setInterval(() => {
+    const typing = root.contains(document.activeElement)
+      && ["INPUT", "SELECT"].includes(document.activeElement.tagName);
+    if (!document.hidden && !typing && !busy()) refresh();
+  }, ms);
+}

@@ -3,7 +3,7 @@
 import { ApiError } from "./api.js";
 import { playersLine } from "./avatars.js";
 import { amountPicker } from "./controls.js";
-import { clamp, h, replace, toast, who } from "./dom.js";
+import { clamp, h, refreshEvery, replace, toast, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, fromNow, num, t, tNodes } from "./i18n.js";
 import { lobbyTabs } from "./tabs.js";
@@ -60,12 +60,8 @@ export class Lobby {
     replace(screen, this.root);
     replace(this.root, lobbyTabs(this.app, "tables"), this.me && this.wallet(this.me));
     this.refresh();
-    this.timer = setInterval(() => {
-      // Never redraw under someone's fingers: skip while they type or pick a buy-in.
-      const busy = this.root.contains(document.activeElement)
-        && ["INPUT", "SELECT"].includes(document.activeElement.tagName);
-      if (!document.hidden && !busy && !this.joining) this.refresh();
-    }, 8000);
+    // never redrawn under someone's fingers (a buy-in being picked) nor mid-join
+    this.timer = refreshEvery(this.root, 8000, () => this.joining, () => this.refresh());
   }
 
   unmount() {

@@ -2,7 +2,7 @@
 // taken, buy-in, prizes, time left to fill), the ones being played (watch their table), the
 // finished ones with their standings and the cancelled ones; and creating one
 // (tourneyform.js). A tournament's own screen is tourney.js.
-import { h, replace, toast } from "./dom.js";
+import { h, refreshEvery, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, t } from "./i18n.js";
 import { lobbyTabs } from "./tabs.js";
@@ -28,11 +28,7 @@ export class TournamentsTab {
     replace(this.root, lobbyTabs(this.app, "tournaments"),
       h("div", { class: "loading" }, h("span"), h("span"), h("span")));
     this.refresh();
-    this.timer = setInterval(() => {
-      const typing = this.root.contains(document.activeElement)
-        && ["INPUT", "SELECT"].includes(document.activeElement.tagName);
-      if (!document.hidden && !typing && !this.busy) this.refresh();
-    }, 4000);
+    this.timer = refreshEvery(this.root, 4000, () => this.busy, () => this.refresh());
   }
 
   unmount() {
