@@ -835,6 +835,8 @@ class _Replay:
     def best(self, hands: dict[int, JSON]) -> list[int]:
         scores = {s: score(h["cards"], self.joker_pair, self.natural_777) for s, h in
                   hands.items()}  # fmt: skip
+        if not scores:  # a showdown that shows nobody has no best hand (the browser agrees)
+            return []
         top = max(scores.values())
         return [s for s, v in scores.items() if v == top]
 

@@ -24,6 +24,7 @@ from service.game.deck import commitment, mix_of, shuffled_deck, shuffled_deck_v
 from service.tables.service import TableService
 from tests.fair.game import Played, played
 from tests.support.clock import FakeClock
+from tests.support.corpus import corpus_case
 from tests.support.fair_page import fair_page
 from tests.support.tamper import (
     Change,
@@ -262,6 +263,30 @@ async def test_a_file_that_is_no_export_is_refused_by_name(page: Page) -> None:
         catch (e) { return e.message; }""",
     )
     assert "not a svara-hand-export file" in message
+
+
+@pytest.mark.parametrize("rehash", [False, True])
+async def test_a_showdown_that_shows_nobody_gets_the_same_verdicts(page: Page,
+                                                                   rehash: bool) -> None:
+    """A showdown whose hands were emptied: no best hand, so the settlement's winners do not
+    follow, in both verifiers alike (where one stopped at the empty list and the other went on,
+    they disagreed on every check after it)."""
+    for name in ("blinds", "v1-deck", "svara", "split-pot"):
+        doc = corpus_case(name)["export"]
+        doc = json.loads(json.dumps(doc))
+        entry = next(e for e in doc["events"] if json.loads(e["raw"])["type"] == "showdown")
+        raw = json.loads(entry["raw"])
+        raw["hands"] = {}
+        entry["raw"] = json.dumps(raw)
+        if rehash:
+            prev = doc["prev_hash"]
+            for e in doc["events"]:
+                if e["version"] >= entry["version"]:
+                    e["hash"] = verify.chain_link(e["chain"], prev, e["at"], e["raw"].encode())
+                prev = e["hash"]
+        expected = _py(doc)
+        assert "winner" in expected if rehash else "chain" in expected, (name, expected)
+        assert _failed(await _browser(page, doc)) == expected, name
 
 
 _JUNK: list[Any] = [None, True, -1, 0, 10**20, "", "x", [], [1], {}, {"a": 1}, "ab" * 32]
