@@ -76,6 +76,11 @@ def table_gone(table_id: str) -> str:
     )
 
 
+def invite_replaced(table_id: str) -> str:
+    text = _("The link to table {table} was replaced by its host. Ask them for the new one.")
+    return text.format(table=table_label(table_id))
+
+
 def play_button() -> str:
     return _("Play Svara")
 

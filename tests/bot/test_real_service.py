@@ -72,8 +72,14 @@ async def test_a_private_tables_link_opens_it_with_its_invite(
     [[button]] = sent.params["reply_markup"]["inline_keyboard"]
     assert button["web_app"]["url"] == f"{PUBLIC_URL}/?table={table_id}&invite={invite}"
     assert "parse_mode" not in sent.params
-    # without the invite (or with a replaced one) the table is not confirmed to exist
+    # a replaced link says so (in the player's language); without one the table is not
+    # confirmed to exist
     await service.social.issue_invite(User(41, "Host"), table_id)
-    fake_api.push_update(message_update(f"/start table_{table_id}_{invite}", user_id=43))
-    gone = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "43")
+    fake_api.push_update(message_update(f"/start table_{table_id}_{invite}", user_id=43,
+                                        language_code="ru"))  # fmt: skip
+    replaced = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "43")
+    assert replaced.params["text"] == say("ru", texts.invite_replaced, table_id)
+    assert "parse_mode" not in replaced.params
+    fake_api.push_update(message_update(f"/start table_{table_id}", user_id=44))
+    gone = await fake_api.wait_for("sendMessage", lambda c: c.params["chat_id"] == "44")
     assert gone.params["text"] == say("en", texts.table_gone, table_id)

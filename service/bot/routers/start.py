@@ -59,7 +59,9 @@ async def on_start(
         if exc.status == 404:
             lobby = config.webapp_url()
             markup = webapp_keyboard(lobby, texts.play_button()) if lobby else None
-            await message.answer(texts.table_gone(table_id), reply_markup=markup)
+            replaced = exc.code == "invite_revoked"
+            text = texts.invite_replaced(table_id) if replaced else texts.table_gone(table_id)
+            await message.answer(text, reply_markup=markup)
             return
         # Anything else (store briefly down): still hand out the link; the web app reports it.
         log.warning("could not check table %s: %s", table_id, exc.code)
