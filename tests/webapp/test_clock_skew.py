@@ -9,10 +9,13 @@ correct it (`event.at`, js/table.js), then on a fresh load with no event yet, fr
 
 from __future__ import annotations
 
+import json
+from email.utils import formatdate
 from typing import Any
 
 import aiohttp
 import pytest
+from playwright.async_api import Route
 
 from tests.support.browser import Contexts
 from tests.support.http_player import HttpPlayer
@@ -81,3 +84,27 @@ async def test_the_countdown_follows_the_server_whatever_the_phone_clock_says(
         assert loaded[0]["skew"] is None  # so the Date header alone corrects it
         assert_true_to_the_server(loaded, view["hand"]["deadline"])
         assert ana.errors == []
+
+
+@pytest.mark.parametrize("shift", [2 * 3_600_000, -2 * 3_600_000])
+async def test_when_free_chips_come_is_counted_by_the_servers_clock(
+    server: Server, browser: Contexts, shift: int
+) -> None:
+    """The top-up's `next_at` is a server time: a phone two hours off still says "in 5
+    hours" (counting from its own clock it said 3 or 7)."""
+    ana = await Player.open(browser, server.url, f"Ana Topup {shift}",
+                            init_script=SHIFT_JS % shift)  # fmt: skip
+    page = ana.page
+
+    async def empty(route: Route) -> None:
+        me = await (await route.fetch()).json()
+        at = await page.evaluate("window.trueNow() / 1000") + 5 * 3600 + 60
+        me |= {"balance": 0, "tables": [], "daily_topup": {"amount": 1000, "next_at": at}}
+        await route.fulfill(status=200, content_type="application/json", body=json.dumps(me),
+                            headers={"Date": formatdate(usegmt=True)})  # fmt: skip
+
+    await page.route(f"{server.url}/api/me", empty)
+    await page.reload()
+    topup = await page.wait_for_selector("#topup")
+    assert await topup.inner_text() == "Free chips (1,000 chips) arrive in 5 hours."
+    assert ana.errors == []

@@ -212,12 +212,13 @@ function sitDown(s, v) {
   const high = Math.min(st.max_buy_in ?? 100 * st.ante, balance);
   return h("div", { class: "bar-actions" },
     h("p", { class: "bar-status" }, t("bar.watching")),
-    buyInForm({ low, high, balance, me: s.app.me, submit: async (amount) => {
-      s.view = await s.app.api.seat(s.tableId, amount, s.invite);
-      s.app.me = await s.app.api.me().catch(() => s.app.me);
-      s.render();
-      s.app.seated();
-    } }));
+    buyInForm({ low, high, balance, me: s.app.me, now: s.app.api.serverNow(),
+      submit: async (amount) => {
+        s.view = await s.app.api.seat(s.tableId, amount, s.invite);
+        s.app.me = await s.app.api.me().catch(() => s.app.me);
+        s.render();
+        s.app.seated();
+      } }));
 }
 
 /** Out of chips at the table: buy in again (bounded by the wallet), or leave. */
@@ -229,7 +230,7 @@ function rebuy(s, v, me) {
   if (!s.app.me) s.app.api.me().then((m) => { s.app.me = m; s.render(); }, () => {});
   return h("div", { class: "bar-actions rebuy", id: "rebuy" },
     buyInForm({ low, high, balance: balance + me.stack, me: s.app.me,
-      label: t("buyin.again"), submit: async (amount) => {
+      now: s.app.api.serverNow(), label: t("buyin.again"), submit: async (amount) => {
         s.rebuying = true;
         try {
           s.show(await s.app.api.rebuy(s.tableId, amount));

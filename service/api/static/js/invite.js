@@ -55,7 +55,7 @@ export function inviteSheet(s, { close }) {
 
   share.addEventListener("click", async () => {
     if (!card) return;
-    if (card.prepared_message_id && !(card.expires_at > Date.now() / 1000 + 10)) await prepare();
+    if (card.prepared_message_id && !(card.expires_at > api.serverNow() + 10)) await prepare();
     if (card) await deliver(card.prepared_message_id ? card : null, card.fallback_url);
   });
   copyButton.addEventListener("click", () => card && copy(unwrapShareUrl(card.fallback_url).url));

@@ -36,13 +36,14 @@ export function stakes({ ante, bet_unit: unit }) {
   return unit && unit !== ante ? t("table.stakes_unit", { ante, unit }) : t("table.stakes", { ante });
 }
 
-/** Free chips for an empty wallet: when they come, or what stands in the way. */
-export function topupNote(me) {
+/** Free chips for an empty wallet: when they come, or what stands in the way; `now` is the
+ *  server's time (`api.serverNow()`), since `next_at` is one. */
+export function topupNote(me, now) {
   if (!me || me.balance > 0 || !me.daily_topup) return null;
   const { amount, next_at: at } = me.daily_topup;
   if (me.tables.length) return t("wallet.topup_leave", { chips: chips(amount) });
-  if (at <= Date.now() / 1000 + 1) return t("wallet.topup_now", { chips: chips(amount) });
-  return t("wallet.topup_at", { chips: chips(amount), when: fromNow(at) });
+  if (at <= now + 1) return t("wallet.topup_now", { chips: chips(amount) });
+  return t("wallet.topup_at", { chips: chips(amount), when: fromNow(at, now) });
 }
 
 export class Lobby {
@@ -108,7 +109,7 @@ export class Lobby {
   }
 
   wallet(me) {
-    const note = topupNote(me);
+    const note = topupNote(me, this.app.api.serverNow());
     return h("div", { class: "panel wallet" },
       h("div", { class: "wallet-main" },
         h("small", { class: "muted" }, t("wallet.your_chips")),
@@ -171,6 +172,7 @@ export class Lobby {
     const low = tb.min_buy_in ?? 10 * tb.ante;
     const high = Math.min(tb.max_buy_in ?? 100 * tb.ante, this.me.balance);
     row.append(buyInForm({ low, high, balance: this.me.balance, me: this.me,
+      now: this.app.api.serverNow(),
       submit: async (amount) => {
         await this.app.api.seat(tb.table_id, amount);
         this.joining = null;
@@ -292,11 +294,11 @@ export class Lobby {
 
 /** A buy-in (sitting down, or again after losing the stack): bounded by [low, high] where
  *  high already counts the wallet; too little in the wallet says so, with the top-up. */
-export function buyInForm({ low, high, balance, me, submit, label = t("buyin.sit_down") }) {
+export function buyInForm({ low, high, balance, me, now, submit, label = t("buyin.sit_down") }) {
   if (high < low) {
     return h("div", { class: "buyin short" },
       h("p", {}, t("buyin.short", { need: chips(low), have: chips(balance) })),
-      topupNote(me) && h("p", { class: "topup" }, topupNote(me)));
+      topupNote(me, now) && h("p", { class: "topup" }, topupNote(me, now)));
   }
   const picker = amountPicker({ min: low, max: high, value: low, name: "buy_in",
     label: t("buyin.amount"),
