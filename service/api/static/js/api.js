@@ -26,13 +26,13 @@ export class Api {
     this.clockAhead = null; // seconds this device's clock runs ahead of the server's (±0.5)
   }
 
-  /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
   /** The server's time now (epoch seconds), as far as its Date headers tell: what a note
    *  about a server time ("free chips in 5 hours") counts from, not the phone's own clock. */
   serverNow() {
     return Date.now() / 1000 - (this.clockAhead ?? 0);
   }
 
+  /** `asText`: the answer's text as sent (a file to save byte for byte), not parsed. */
   async request(method, url, body, retried = false, asText = false) {
     if (this.refusal) throw this.refusal;
     try {
