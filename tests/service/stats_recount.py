@@ -29,7 +29,7 @@ class Figures:
 @dataclass
 class Recount:
     all: dict[int, Figures] = field(default_factory=lambda: defaultdict(Figures))
-    weeks: dict[tuple[str, int], Figures] = field(default_factory=lambda: defaultdict(Figures))
+    days: dict[tuple[dt.date, int], Figures] = field(default_factory=lambda: defaultdict(Figures))
     # (period, group or None) -> user -> (net, ms when it was reached, whether a hand moved it)
     boards: dict[tuple[str, int | None], dict[int, tuple[int, int, bool]]] = field(
         default_factory=lambda: defaultdict(dict))
@@ -39,6 +39,26 @@ class Recount:
 def week_of(at: float) -> str:
     year, week, _ = dt.datetime.fromtimestamp(at, dt.UTC).isocalendar()
     return f"{year}-W{week:02d}"
+
+
+def last_7_days(out: Recount, user: int, now: float) -> Figures:
+    """The user's figures of the UTC days from 6 days before `now`'s to `now`'s."""
+    today = dt.datetime.fromtimestamp(now, dt.UTC).date()
+    total = Figures()
+    for (day, who), fig in out.days.items():
+        if who == user and 0 <= (today - day).days < 7:
+            _add(total, fig)
+    return total
+
+
+def _add(into: Figures, line: Figures) -> None:
+    into.hands += line.hands
+    into.won += line.won
+    into.net += line.net
+    into.pot = max(into.pot, line.pot)
+    into.svaras += line.svaras
+    into.svaras_won += line.svaras_won
+    into.best = max(into.best, line.best)
 
 
 def recount(tables: list[list[StoredEvent]], into: Recount | None = None) -> Recount:
@@ -92,17 +112,11 @@ def recount(tables: list[list[StoredEvent]], into: Recount | None = None) -> Rec
                 names = {u: n for u, n in dealt.values()}
                 hands.append((stored.at, created.table_id, by_user, names, group, tournament))
     for at, _, by_user, names, group, tournament in sorted(hands, key=lambda h: h[0]):
-        week = week_of(at)
+        week, day = week_of(at), dt.datetime.fromtimestamp(at, dt.UTC).date()
         out.names.update(names)  # in time order: the latest hand's name
         for user, line in by_user.items():
-            for fig in (out.all[user], out.weeks[(week, user)]):
-                fig.hands += 1
-                fig.won += line.won
-                fig.net += line.net
-                fig.pot = max(fig.pot, line.pot)
-                fig.svaras += line.svaras
-                fig.svaras_won += line.svaras_won
-                fig.best = max(fig.best, line.best)
+            for fig in (out.all[user], out.days[(day, user)]):
+                _add(fig, line)
             if tournament:
                 continue
             for period in ("all", week):

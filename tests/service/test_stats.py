@@ -20,7 +20,14 @@ from service.game.settings import TableSettings
 from service.tables.facade import ServiceError, User
 from service.tables.service import TableService
 from service.tables.stats.projector import due_index
-from tests.service.stats_recount import Recount, figures_json, ranking, recount, week_of
+from tests.service.stats_recount import (
+    Recount,
+    figures_json,
+    last_7_days,
+    ranking,
+    recount,
+    week_of,
+)
 from tests.support.clock import FakeClock
 from tests.support.service_play import make_users, play_hands
 from tests.support.services import Factory
@@ -46,8 +53,9 @@ async def _assert_matches(service: TableService, expected: Recount, users: list[
             continue
         got = await service.player_stats(user)
         assert got["all"] == figures_json(expected.all[user]), user
-        week = expected.weeks.get((now_week, user))
-        assert got["week"] == figures_json(week) if week else got["week"]["hands"] == 0
+        recent = figures_json(last_7_days(expected, user, service.clock()))
+        assert got["last_7_days"] == recent, user
+        assert got["week"] == recent, user  # the deprecated alias
         assert got["name"] == expected.names[user]
     for period, group in (("all", None), ("week", None), ("all", GROUP), ("week", GROUP)):
         key = ("all" if period == "all" else now_week, group)
@@ -59,6 +67,19 @@ async def _assert_matches(service: TableService, expected: Recount, users: list[
             mine = [i for i, (u, _) in enumerate(want) if u == you]
             assert board["you"] == ({"rank": mine[0] + 1, "net": want[mine[0]][1]}
                                     if mine else None)
+
+
+async def _assert_matches_over_time(service: TableService, clock: FakeClock,
+                                    expected: Recount, users: list[int]) -> None:
+    """As `_assert_matches` read now, 4 days back (a window that still holds the first
+    table's days as well as the second's) and 8 days on (no counted day in it)."""
+    now = clock.now
+    try:
+        for shift in (0, -4 * 86400, 8 * 86400):
+            clock.now = now + shift
+            await _assert_matches(service, expected, users)
+    finally:
+        clock.now = now
 
 
 async def _play(services: Factory, clock: FakeClock, hands: int) -> tuple[
@@ -97,7 +118,11 @@ async def test_stats_and_boards_equal_a_recount_and_a_rebuild(
     assert expected.all, "no counted hand"
     assert users[5] not in expected.all  # only played with a bot
     assert sum(f.svaras for f in expected.all.values()) > 0, "no svara in the sample"
-    await _assert_matches(service, expected, users)
+    # the last 7 days hold part of it: the first table played 9 days ago, the second 6
+    recent = {u: last_7_days(expected, u, clock.now).hands for u in expected.all}
+    assert any(0 < recent[u] < f.hands for u, f in expected.all.items()), recent
+    assert any(recent[u] == 0 for u in expected.all), recent
+    await _assert_matches_over_time(service, clock, expected, users)
     assert not await service.store.index_due(due_index(service.streams.namespace), 1e300)
     # rebuilt from the streams alone by `svara reindex --stats`: the same figures, the old
     # generation gone (its keys damaged first: the rebuild must not read them)
@@ -114,7 +139,7 @@ async def test_stats_and_boards_equal_a_recount_and_a_rebuild(
     assert process.returncode == 0, out
     assert b"counted the hands of 3 tables" in out, out
     assert await service.stats.counters.generation() != old
-    await _assert_matches(service, expected, users)
+    await _assert_matches_over_time(service, clock, expected, users)
     assert [k async for k in client.scan_iter(match=glob)] == []
 
 

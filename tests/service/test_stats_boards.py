@@ -5,7 +5,6 @@ that is no longer the live one), and tournament hands stay off the chip boards."
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,35 +15,10 @@ from service.tables.facade import ServiceError
 from service.tables.stats.counters import Counters
 from service.tables.stats.reads import StatsReads
 from tests.support.clock import FakeClock
+from tests.support.stats_lines import Table, line
 
 MONDAY = dt.datetime(2026, 11, 30, tzinfo=dt.UTC).timestamp()  # 00:00 UTC, week 49
 A, B = 7001, 7002
-
-
-def line(user: int, net: int, *, won: bool = False, best: int = 0) -> HandLine:
-    return HandLine(user_id=user, name=f"P{user}", won=WIN_UNIT if won else 0, net=net,
-                    pot=max(net, 0) if won else 0, svaras=0, svaras_won=0, best=best)
-
-
-@pytest.fixture
-async def counters(redis_url: str, unique: str) -> AsyncIterator[Counters]:
-    client = aioredis.Redis.from_url(redis_url)
-    yield Counters(client, f"t{unique}:")
-    await client.aclose()
-
-
-class Table:
-    """Hands of one table, applied in order (the checkpoint each expects is the last one)."""
-
-    def __init__(self, counters: Counters, table_id: str = "t1") -> None:
-        self.counters, self.table_id, self.hand = counters, table_id, 0
-
-    async def hand_of(self, at: float, *lines: HandLine, group: int | None = None,
-                      chips: bool = True) -> int:  # fmt: skip
-        cp = (self.hand * 10, self.hand) if self.hand else (0, 0)
-        self.hand += 1
-        return await self.counters.apply("0", self.table_id, cp, (self.hand * 10, self.hand),
-                                         lines, at=at, group=group, chips=chips)
 
 
 async def test_the_week_turns_at_monday_midnight_utc(counters: Counters) -> None:
@@ -54,13 +28,14 @@ async def test_the_week_turns_at_monday_midnight_utc(counters: Counters) -> None
     clock = FakeClock(MONDAY - 1)
     reads = StatsReads(counters, clock)
     sunday = await reads.player(A)
-    assert sunday["week"]["hands"] == 1 and sunday["week"]["net"] == 30
+    assert sunday["last_7_days"]["hands"] == 1 and sunday["last_7_days"]["net"] == 30
     assert (await reads.board("week", None, A))["entries"][0]["user_id"] == A
     clock.now = MONDAY + 1
     monday = await reads.player(A)
     assert monday["all"] == {"hands": 2, "won": 1.0, "net": 20, "biggest_pot": 30, "svaras": 0,
                              "svaras_won": 0, "best_score": 34, "win_rate": 0.5}
-    assert monday["week"]["hands"] == 1 and monday["week"]["net"] == -10
+    # the profile's last 7 days hold Sunday too; the week's board starts on Monday
+    assert monday["last_7_days"] == monday["all"] == monday["week"]
     week = await reads.board("week", None, A)
     assert [(e["user_id"], e["net"]) for e in week["entries"]] == [(B, 10), (A, -10)]
     assert week["you"] == {"rank": 2, "net": -10}

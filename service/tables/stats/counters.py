@@ -7,8 +7,14 @@ unset; `svara reindex --stats` builds the next one beside it and then switches):
 
 - `G:cp` hash: table id -> `<version>:<hand>`, the last settled hand applied (its
   `hand_settled`'s version): the per-stream checkpoint.
-- `G:p:<user>` and `G:w:<ISO week>:p:<user>` hashes: all-time and weekly counters
-  (`hands won net pot svaras svaras_won best name`; `pot` and `best` are maxima).
+- `G:p:<user>` and `G:d:<UTC day>:p:<user>` hashes (a day as `2026-12-02`): all-time and
+  per-day counters (`hands won net pot svaras svaras_won best name`; `pot` and `best` are
+  maxima). A profile's "last 7 days" sums the 7 day hashes ending today (`reads`). Each day
+  hash expires `DAY_KEPT` seconds after its latest hand (the script's EXPIRE), so old days
+  vanish by themselves; the window needs 7, the rest is slack for replicas' clocks. A
+  rebuild writes the day hashes of every hand, however old, with that same expiry: days
+  outside the window are never read and are gone 9 days after the rebuild (Redis's own clock
+  decides, so the rebuild writes the same keys whenever it runs).
 - `G:b:<period>:<scope>` sorted sets, `period` `all` or an ISO week (`2026-W49`), `scope`
   `g` (global) or a Telegram group's chat id: the leaderboards, with `G:bm:<period>:<scope>`
   hashes (user -> their member).
@@ -23,8 +29,9 @@ settle) and a rebuild (table after table) end with the same members. The name sh
 one of the latest hand (`named`), for the same reason.
 
 `APPLY` checks the generation and the table's checkpoint and, in the same atomic step,
-advances the checkpoint and adds the hand's lines: however many replicas race, or a process
-dies between two hands, each hand is added once.
+advances the checkpoint and adds the hand's lines (the all-time and the day hashes, the
+boards): however many replicas race, or a process dies between two hands, each hand is
+added once.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from events.store.connection import Health
 from service.game.stats import HandLine
 
 TIME_CEILING = 10**13  # ms since the epoch, year 2286
+DAY_KEPT = 9 * 86400  # seconds a day hash lives after its latest hand
 ANY_GENERATION = "*"  # what the rebuild passes: it writes a generation not yet current
 
 APPLY = """
@@ -54,7 +62,8 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
 local inv = ARGV[5]
 local n = tonumber(ARGV[6])
 local nb = tonumber(ARGV[7])
-local a = 8
+local kept = ARGV[8]
+local a = 9
 for i = 0, n - 1 do
   local user, name = ARGV[a], ARGV[a + 1]
   local net = tonumber(ARGV[a + 3])
@@ -73,6 +82,7 @@ for i = 0, n - 1 do
       if tonumber(ARGV[f[2]]) > was then redis.call('HSET', key, f[1], ARGV[f[2]]) end
     end
   end
+  redis.call('EXPIRE', KEYS[4 + 2 * i], kept)  -- the day's: after the writes that create it
   if ARGV[a + 8] == '1' then
     for b = 0, nb - 1 do
       local z, m = KEYS[3 + 2 * n + 2 * b], KEYS[4 + 2 * n + 2 * b]
@@ -108,6 +118,17 @@ def iso_week(at: float) -> str:
     return f"{year}-W{week:02d}"
 
 
+def utc_day(at: float) -> str:
+    """The UTC day of the time `at`, as `2026-12-02`."""
+    return dt.datetime.fromtimestamp(at, dt.UTC).date().isoformat()
+
+
+def last_days(at: float, count: int = 7) -> list[str]:
+    """The `count` UTC days ending with the one of `at`, newest first."""
+    today = dt.datetime.fromtimestamp(at, dt.UTC).date()
+    return [(today - dt.timedelta(days=k)).isoformat() for k in range(count)]
+
+
 def time_member(at: float, user_id: int) -> str:
     return f"{max(0, TIME_CEILING - int(at * 1000)):013d}:{user_id}"
 
@@ -132,8 +153,9 @@ class Keys:
     def cp(self, gen: str) -> str:
         return f"{self.base}{gen}:cp"
 
-    def player(self, gen: str, user_id: int, week: str | None = None) -> str:
-        period = "" if week is None else f"w:{week}:"
+    def player(self, gen: str, user_id: int, day: str | None = None) -> str:
+        """A player's all-time hash, or with `day` (`utc_day`) that day's."""
+        period = "" if day is None else f"d:{day}:"
         return f"{self.base}{gen}:{period}p:{user_id}"
 
     def board(self, gen: str, period: str, group: int | None) -> tuple[str, str]:
@@ -178,17 +200,17 @@ class Counters:
         """Add one hand's lines iff the table's checkpoint is `expected` (then it becomes
         `new`): 1 applied, 0 the checkpoint moved (another replica applied it), -1 `gen` is
         no longer the current generation (`current` False: write it anyway)."""
-        week = iso_week(at)
+        week, day = iso_week(at), utc_day(at)
         keys = [self.keys.gen, self.keys.cp(gen)]
         for line in lines:
-            keys += [self.keys.player(gen, line.user_id), self.keys.player(gen, line.user_id, week)]
+            keys += [self.keys.player(gen, line.user_id), self.keys.player(gen, line.user_id, day)]
         scopes = [None] if group is None else [None, group]
         boards = [(p, g) for p in ("all", week) for g in scopes] if chips else []
         for period, scope in boards:
             keys += self.keys.board(gen, period, scope)
         args: list[str | int] = [
             gen if current else ANY_GENERATION, table_id, _cp(expected), _cp(new),
-            time_member(at, 0)[:13], len(lines), len(boards),
+            time_member(at, 0)[:13], len(lines), len(boards), DAY_KEPT,
         ]
         for line in lines:
             args += [line.user_id, line.name, line.won, line.net, line.pot, line.svaras,

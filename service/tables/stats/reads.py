@@ -8,13 +8,16 @@ from typing import Any
 
 from service.game.stats import WIN_UNIT
 from service.tables.facade import JSON, ServiceError
-from service.tables.stats.counters import Counters, iso_week
+from service.tables.stats.counters import Counters, iso_week, last_days
 
 TOP = 50
 PERIODS = ("week", "all")
 # JavaScript's safe integers: a Telegram id (user or chat) always fits.
 _MAX_ID = 2**53 - 1
 FIELDS = ("hands", "won", "net", "biggest_pot", "svaras", "svaras_won", "best_score")
+WINDOW_DAYS = 7  # the profile's "last 7 days": today (UTC) and the 6 days before
+_MAXIMA = (b"pot", b"best")
+_SUMS = (b"hands", b"won", b"net", b"svaras", b"svaras_won")
 
 
 def checked_id(value: object, what: str) -> int:
@@ -29,6 +32,17 @@ def checked_period(period: object) -> str:
         raise ServiceError(400, "invalid_parameter", "period must be 'week' or 'all'")
     assert isinstance(period, str)
     return period
+
+
+def _summed(days: list[dict[bytes, bytes]]) -> dict[bytes, bytes]:
+    """Day hashes added up as one: counts summed, `pot` and `best` the greatest."""
+    total: dict[bytes, int] = {}
+    for day in days:
+        for field in _SUMS:
+            total[field] = total.get(field, 0) + int(day.get(field, b"0"))
+        for field in _MAXIMA:
+            total[field] = max(total.get(field, 0), int(day.get(field, b"0")))
+    return {field: str(value).encode() for field, value in total.items()}
 
 
 def _figures(raw: dict[bytes, bytes]) -> JSON:
@@ -54,20 +68,25 @@ class StatsReads:
         self.clock = clock
 
     async def player(self, user_id: object) -> JSON:
-        """A player's figures, all time and this ISO week (404 `unknown_player`: no counted
-        hand yet; 400 for an id that is not one)."""
+        """A player's figures, all time and the last 7 days: the UTC days from 6 days before
+        today (at `clock`) to today (404 `unknown_player`: no counted hand yet; 400 for an id
+        that is not one). `week` is the same figures as `last_7_days`, under the name the API
+        first had for them."""
         user = checked_id(user_id, "user_id")
         gen = await self.counters.generation()
         keys, client = self.counters.keys, self.counters.client
         with self.counters.health.errors():
             pipe = client.pipeline(transaction=False)
             pipe.hgetall(keys.player(gen, user))
-            pipe.hgetall(keys.player(gen, user, iso_week(self.clock())))
-            total, week = await pipe.execute()
+            for day in last_days(self.clock(), WINDOW_DAYS):
+                pipe.hgetall(keys.player(gen, user, day))
+            total, *days = await pipe.execute()
         if not total:
             raise ServiceError(404, "unknown_player", f"no stats for player {user}")
         name = total.get(b"name", b"").decode()
-        return {"user_id": user, "name": name, "all": _figures(total), "week": _figures(week)}
+        recent = _figures(_summed(days))
+        return {"user_id": user, "name": name, "all": _figures(total),
+                "last_7_days": recent, "week": dict(recent)}
 
     async def board(self, period: object, group: object, you: int | None) -> JSON:
         """The top `TOP` of a board by net chips, and `you`'s own rank on it (None: not on
