@@ -36,15 +36,21 @@ def stats_paths() -> JSON:
     refusals = _errors("400", "401", "429", "503")
     return {
         "/api/players/{user_id}/stats": {"get": {
-            "summary": "A player's stats, all time and this ISO week (from Monday 00:00 UTC): "
-                       "hands at cash and tournament tables, never with practice bots. 404 "
-                       "unknown_player for a player with no counted hand, 400 for a bad id",
+            "summary": "A player's stats, all time and the last 7 days (the UTC days from "
+                       "6 days before today to today): hands at cash and tournament tables, "
+                       "never with practice bots. 404 unknown_player for a player with no "
+                       "counted hand, 400 for a bad id",
             "parameters": [{"name": "user_id", "in": "path", "required": True,
                             "schema": {"type": "integer"}}],
             "responses": {"200": _json({
-                "type": "object", "required": ["user_id", "name", "all", "week"],
-                "properties": {"user_id": _INT, "name": {"type": "string"},
-                               "all": FIGURES, "week": FIGURES}}),
+                "type": "object",
+                "required": ["user_id", "name", "all", "last_7_days", "week"],
+                "properties": {
+                    "user_id": _INT, "name": {"type": "string"}, "all": FIGURES,
+                    "last_7_days": {**FIGURES, "description": "the UTC days from 6 days "
+                                    "before today to today; pot and best score the greatest"},
+                    "week": {**FIGURES, "deprecated": True, "description": "the same "
+                             "figures as last_7_days (its first name; not the ISO week)"}}}),
                 **refusals, **_errors("404")}}},
         "/api/leaderboard": {"get": {
             "summary": "The top 50 by net chips at cash tables, this ISO week or all time, "

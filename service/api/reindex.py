@@ -9,7 +9,8 @@ before the indexes needs nothing: `svara serve` indexes it once at its first sta
 `svara reindex --stats` rebuilds the player stats and leaderboards instead: every table's
 settled hands folded into a fresh generation, which then replaces the live one (safe while
 replicas run: they go on counting into the new one). Run it once on a deployment whose
-tables predate the stats, or to check the figures against the streams.
+tables predate the stats or the per-day figures (a profile's last 7 days), or to check the
+figures against the streams.
 """
 
 from __future__ import annotations

@@ -59,9 +59,11 @@ async def test_stats_and_boards_over_http(stack: tuple[Client, TableService, Fak
         while (status, body.get("all", {}).get("hands")) != (200, 3):
             await asyncio.sleep(0.02)
             status, body = await _get(client, f"/api/players/{users[0].id}/stats", users[1].id)
-    assert set(body) == {"user_id", "name", "all", "week"}
+    assert set(body) == {"user_id", "name", "all", "last_7_days", "week"}
     assert body["user_id"] == users[0].id and body["name"] == users[0].name
-    for figures in (body["all"], body["week"]):
+    assert body["last_7_days"] == body["all"]  # all 3 hands today
+    assert body["week"] == body["last_7_days"]  # the deprecated alias
+    for figures in (body["all"], body["last_7_days"]):
         assert set(figures) == {"hands", "won", "net", "biggest_pot", "svaras", "svaras_won",
                                 "best_score", "win_rate"}
     nets = []

@@ -54,7 +54,9 @@ async def test_tapping_a_seat_opens_that_players_profile(server: Server, browser
         await page.wait_for_selector(f".profile-head[data-user='{ana.user_id}']")
         assert await page.inner_text(".profile-name") == "Ana Stats"
         cell = "#profile-stats tr[data-stat={}] td[data-period={}]"
-        for period in ("all", "week"):
+        assert await page.inner_text("#profile-stats thead th:nth-child(3)") == "Last 7 days"
+        assert stats["week"] == stats["last_7_days"]  # the API's deprecated alias
+        for period in ("all", "last_7_days"):
             figures = stats[period]
             assert await page.inner_text(cell.format("hands", period)) == str(figures["hands"])
             assert await page.inner_text(cell.format("won", period)) == f"{figures['won']:g}"

@@ -93,11 +93,12 @@ export class ProfileScreen {
         h("table", { class: "stats-table", id: "profile-stats" },
           h("thead", {}, h("tr", {}, h("th", {}),
             h("th", { scope: "col" }, t("profile.all_time")),
-            h("th", { scope: "col" }, t("profile.week")))),
+            h("th", { scope: "col" }, t("profile.last_7_days")))),
           h("tbody", {}, ROWS.map(([key, label]) => h("tr", { dataset: { stat: key } },
             h("th", { scope: "row" }, t(label)),
             h("td", { dataset: { period: "all" } }, cell(key, stats.all)),
-            h("td", { dataset: { period: "week" } }, cell(key, stats.week))))))),
+            // the API's `week` is its deprecated alias, the same figures
+            h("td", { dataset: { period: "last_7_days" } }, cell(key, stats.last_7_days))))))),
       own && h("button", { type: "button", class: "ghost", dataset: { action: "leaders" },
         onclick: () => this.app.open("?screen=leaders") }, t("leaders.open")));
   }
