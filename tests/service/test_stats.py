@@ -1,7 +1,7 @@
 """The stats projection on real Redis: after random hands at several tables (one bound to a
-group, one with a practice bot) every player's figures and every board equal a recount from
-the events alone; a rebuild gives the same; racing projectors and a repeated apply count
-each hand once."""
+group, one with a practice bot) every player's figures (all time and the last 7 days, read
+at three times) and every board equal a recount from the events alone; a rebuild gives the
+same; racing projectors and a repeated apply count each hand once."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The stats counters on real Redis, hand by hand: the ISO week turns at Monday 00:00 UTC,
+"""The stats counters on real Redis, hand by hand: the boards' ISO week turns at Monday
+00:00 UTC (a profile's last 7 days do not; tests/service/test_stats_days.py),
 equal nets rank by who reached them first, a hand applies once (and never into a generation
 that is no longer the live one), and tournament hands stay off the chip boards."""
 
