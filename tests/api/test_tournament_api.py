@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from events.store import open_store
 from service.api.app import make_app
 from service.api.config import Config
+from service.game.tournament.state import TournamentState
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
@@ -26,8 +27,8 @@ from tests.support.signed import auth
 pytestmark = pytest.mark.redis
 
 Client = TestClient[web.Request, web.Application]
-BODY = {"seats": 3, "buy_in": 100, "stack": 200, "antes": [5, 10], "hands_per_level": 1,
-        "name": "api"}
+BODY: dict[str, Any] = {"seats": 3, "buy_in": 100, "stack": 200, "antes": [5, 10],
+                        "hands_per_level": 1, "name": "api"}
 
 
 @pytest.fixture
@@ -106,7 +107,7 @@ async def test_the_last_seat_taken_between_check_and_append_refuses_and_releases
         await service.tournaments.registrations.register(user, tid)
     transfers = service.tournaments.registrations.transfers
     real_reserve = transfers.reserve
-    raced = []
+    raced: list[TournamentState] = []
 
     async def reserve_then_lose_the_seat(user: User, table_id: str, amount: int) -> str:
         transfer_id = await real_reserve(user, table_id, amount)
