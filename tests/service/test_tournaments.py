@@ -261,7 +261,7 @@ async def test_the_default_prize_table_pays_the_pool_to_the_chip(
     assert done["prize_table"] == table
     by_place = {p["place"]: p for p in done["players"]}
     assert sorted(by_place) == list(range(1, seats + 1))
-    assert [by_place[place]["prize"] for place in by_place if place <= len(paid)] == paid
+    assert [by_place[p]["prize"] for p in range(1, len(paid) + 1)] == paid
     assert [by_place[p]["prize"] for p in range(len(paid) + 1, seats + 1)] == [0] * (
         seats - len(paid))
     for place, player in by_place.items():
