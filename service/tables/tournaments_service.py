@@ -54,7 +54,10 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         # what a screen shows besides: the ante now, when an unfilled one is cancelled, the
         # buy-ins taken, and the percents by place it pays (it starts only when full)
         "ante": state.ante, "created_by": state.created_by, "fill_by": state.fill_deadline,
-        "pool": state.collected, "prize_table": list(prize_table(s, len(users) or s.seats)),
+        # by the players once started, else by the seats (as the listing's `summary`): what
+        # it will pay, not what it would pay with the entries so far
+        "pool": state.collected,
+        "prize_table": list(prize_table(s, len(state.players) or s.seats)),
     }
 
 

@@ -17,6 +17,7 @@ from events.store import open_store
 from service.api.app import make_app
 from service.api.config import Config
 from service.game.settings import TableSettings
+from service.game.stats import WIN_UNIT, HandLine
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
 from tests.support.service_play import make_users, play_hands
@@ -107,3 +108,37 @@ async def test_the_endpoints_need_a_signed_caller(
     client, _, _ = stack
     for path in ("/api/players/5/stats", "/api/leaderboard"):
         assert (await client.get(path)).status == 401
+
+
+async def test_the_board_is_the_top_50_and_a_lower_player_still_gets_their_rank(
+    stack: tuple[Client, TableService, FakeClock],
+) -> None:
+    """53 counted players, written through the service's own counters (the script its
+    projector runs): the board is exactly 50 rows in rank order, equal nets rank by who
+    reached them first whatever order the hands were applied in (also across the cut-off),
+    and players below 50 still hear their own rank."""
+    client, service, clock = stack
+    counters = service.stats.counters
+    users = [u.id for u in make_users(53)]
+    # rank i (0-based) nets 1000 - 10 i, except two ties: ranks 3/4 and 49/50 (the cut-off)
+    nets = [1000 - 10 * i for i in range(53)]
+    nets[4], nets[50] = nets[3], nets[49]
+    reached = {u: clock.now - 3000 + 10 * i for i, u in enumerate(users)}  # earlier: higher
+    applied = [*range(53)]
+    applied[3], applied[4], applied[49], applied[50] = 4, 3, 50, 49  # the later one first
+    for i in applied:
+        user = users[i]
+        line = HandLine(user_id=user, name=f"N{i}", won=WIN_UNIT, net=nets[i], pot=0,
+                        svaras=0, svaras_won=0, best=0)
+        assert await counters.apply(await counters.generation(), f"cut{i}", (0, 0), (9, 1),
+                                    [line], at=reached[user], group=None, chips=True) == 1
+    for period in ("week", "all"):
+        status, board = await _get(client, f"/api/leaderboard?period={period}", users[52])
+        assert status == 200, board
+        assert [(e["rank"], e["user_id"], e["net"], e["name"]) for e in board["entries"]] == [
+            (i + 1, users[i], nets[i], f"N{i}") for i in range(50)]
+        assert board["you"] == {"rank": 53, "net": nets[52]}
+    for i in (49, 50, 51, 3, 4):
+        _, board = await _get(client, "/api/leaderboard?period=all", users[i])
+        assert board["you"] == {"rank": i + 1, "net": nets[i]}, i
+        assert len(board["entries"]) == 50

@@ -1,19 +1,23 @@
 """`/top` with real aiogram polling the fake Bot API: the weekly (or `/top all`) board of the
 chat's scope -- global in a private chat, the group's in a group -- in every language, with
 players' names as plain text beside bold entities (no parse mode reads them); /newtable
-records its group on the table so that the group's board counts it."""
+records its group on the table so that the group's board counts it. The stub answers the
+boards in the language tests; the last test asks the real TableService on the real Redis."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import random
 from typing import Any
 
 import pytest
 
 from service.bot import top_texts
+from service.tables.facade import User
 from service.tables.profiles import LANGUAGES
 from tests.bot.botkit import BotApp, say
+from tests.bot.live import Live, Table, people, to_chat
 from tests.bot.tables_stub import StubTables
 from tests.support.fake_bot_api import Call, FakeBotAPI, message_update
 
@@ -87,3 +91,62 @@ async def test_newtable_binds_the_table_to_its_group(
     await bot_app(stub_tables, mode="polling")
     _, _, chat = await _send(fake_api, "/newtable 20 4", "en", group=True)
     assert list(stub_tables.groups.values()) == [chat]
+
+
+def _board_lines(language: str, board: dict[str, Any], *, group: bool) -> list[str]:
+    """The lines /top must send for `board` (the service's own answer), in `language`."""
+    lines = [say(language, lambda: top_texts.header(group=group, all_time=False))]
+    lines += [f"{e['rank']}. {e['name']}  {e['net']:+d}" for e in board["entries"]]
+    you = board["you"]
+    lines.append(say(language, lambda: top_texts.your_place(you["rank"], you["net"])))
+    lines.append(say(language, lambda: top_texts.hint(all_time=False)))
+    return lines
+
+
+async def _top(live: Live, user: User, chat: int, header: str) -> list[str]:
+    live.fake.push_update(message_update(
+        "/top", user_id=user.id, first_name=user.name, chat_id=chat,
+        chat_type="private" if chat == user.id else "supergroup",
+        language_code=user.language_code))
+    call = await live.fake.wait_for("sendMessage", lambda c: int(c.params["chat_id"]) == chat
+                                    and c.params["text"].startswith(header), within=10)
+    return list(call.params["text"].splitlines())
+
+
+@pytest.mark.redis
+async def test_top_answers_the_real_boards_global_in_private_the_groups_in_its_group(
+    live: Live,
+) -> None:
+    """The real TableService on the real Redis: a table opened with /newtable in a group and
+    one opened elsewhere play hands; the projector counts them; /top in a private chat is the
+    global board with the sender's rank, /top in the group only that group's table."""
+    ana, boris, vera, georgi, dimo = people("en", "ru", "en", "de", "en")
+    service, group = live.service, -random.randrange(10**9, 10**12)
+    live.fake.push_update(message_update("/newtable 10 3", user_id=ana.id, first_name=ana.name,
+                                         chat_id=group, chat_type="supergroup"))
+    posted = await live.fake.wait_for("sendMessage", to_chat(group), within=10)
+    [[link]] = posted.params["reply_markup"]["inline_keyboard"]
+    grouped = link["url"].split("?start=table_", 1)[1]
+    for user in (ana, boris, vera):
+        await service.seat(user, grouped, 300)
+    elsewhere = await live.table([georgi, dimo, vera])
+    await Table(service, live.clock, grouped).play([ana, boris, vera], 3)
+    await elsewhere.play([georgi, dimo, vera], 2)
+    await service.stats.projector.catch_up_due()
+
+    async def nets(table_id: str) -> dict[str, int]:  # no rebuy: net = stack - buy-in
+        _, state = await service.state(table_id)
+        assert state is not None
+        return {s.name: s.stack - 300 for s in state.seats if s is not None}
+
+    at_group, at_other = await nets(grouped), await nets(elsewhere.id)
+    everyone = {n: at_group.get(n, 0) + at_other.get(n, 0) for n in {*at_group, *at_other}}
+    global_board = await service.leaderboard("week", None, boris.id)
+    assert {e["name"]: e["net"] for e in global_board["entries"]} == everyone
+    header = say("ru", lambda: top_texts.header(group=False, all_time=False))
+    assert await _top(live, boris, boris.id, header) == _board_lines("ru", global_board,
+                                                                      group=False)
+    group_board = await service.leaderboard("week", group, vera.id)
+    assert {e["name"]: e["net"] for e in group_board["entries"]} == at_group  # not Georgi's
+    header = say("en", lambda: top_texts.header(group=True, all_time=False))
+    assert await _top(live, vera, group, header) == _board_lines("en", group_board, group=True)

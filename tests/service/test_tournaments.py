@@ -230,3 +230,47 @@ async def test_a_started_tournament_table_is_not_in_the_lobby_and_its_view_says_
     row = next(r for r in (await service.tournaments.list())["tournaments"]
                if r["tournament_id"] == tid)
     assert row["prize_table"] == [100] and row["fill_by"] == waiting["fill_by"]
+
+
+@pytest.mark.parametrize(("seats", "paid"), [(5, [505]), (6, [394, 212])])
+async def test_the_default_prize_table_pays_the_pool_to_the_chip(
+    services: Factory, clock: FakeClock, seats: int, paid: list[int]
+) -> None:
+    """The default table (docs/API.md): 100% to the winner under 6 players, 65/35 from 6,
+    each place's share floored and the odd chips to the winner. Buy-ins of 101: a pool of
+    505, or 606 = 393.9 + 212.1, so 394 and 212. Every wallet ends with exactly that;
+    chips are conserved after every step (`_play`)."""
+    service = await services()
+    users = make_users(seats)
+    settings = TournamentSettings(seats=seats, buy_in=101, stack=20, antes=(5, 10, 20),
+                                  hands_per_level=1)
+    tid = await service.tournaments.create(users[0], settings)
+    for user in users[:3]:
+        await service.tournaments.register(user, tid)
+    table = [100] if seats < 6 else [65, 35]
+    # what it will pay is known before it fills: it starts only with every seat taken
+    assert (await service.tournaments.get(tid))["prize_table"] == table
+    row = next(r for r in (await service.tournaments.list())["tournaments"]
+               if r["tournament_id"] == tid)
+    assert row["prize_table"] == table
+    for user in users[3:]:
+        started = await service.tournaments.register(user, tid)
+    assert started["status"] == "running" and started["pool"] == 101 * seats
+    await _play(service, clock, tid, users)
+    done = await service.tournaments.get(tid)
+    assert done["prize_table"] == table
+    by_place = {p["place"]: p for p in done["players"]}
+    assert sorted(by_place) == list(range(1, seats + 1))
+    assert [by_place[p]["prize"] for p in range(1, len(paid) + 1)] == paid
+    assert [by_place[p]["prize"] for p in range(len(paid) + 1, seats + 1)] == [0] * (
+        seats - len(paid))
+    for place, player in by_place.items():
+        _, w = await service.bank.load(player["user_id"])
+        prize = paid[place - 1] if place <= len(paid) else 0
+        assert (w.balance, w.tables, w.reserved) == (1000 - 101 + prize, [], {}), place
+    audit = await service.tournaments.audit(tid)
+    assert audit["verified"], audit["checks"]
+    assert {s["place"]: s["prize"] for s in audit["standings"]} == {
+        place: p["prize"] for place, p in by_place.items()}
+    totals = await assert_conserved(service, users, [], [tid])
+    assert totals["pools"] == 0 and totals["wallets"] == totals["granted"]

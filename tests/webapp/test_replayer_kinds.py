@@ -27,12 +27,15 @@ from tests.support.serve import DEV_TOKEN, REPO, Server
 from tests.support.telegram import LIGHT, fragment, sign, telegram_page
 from tests.webapp.replays import (
     close_table,
+    on_screen,
     open_replay,
     own_namespace,
     screen_state,
     serving,
+    shown,
     store_corpus_table,
 )
+from tests.webapp.tables import drive, new_user_id, play_on
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 GOOD = ["v1-deck", "v2-deck", "svara", "split-pot", "capped-showdown", "blinds", "timeout",
@@ -163,3 +166,47 @@ async def test_the_replayer_bench_loads_its_hand() -> None:
     replay, exported, deals = await bench.svara_hand()
     assert deals >= 3 and len(replay["steps"]) >= 36
     assert json.loads(exported)["hand"] == replay["hand"]
+
+
+async def test_a_tournament_tables_hand_replays(redis_server: Server, chromium: Browser) -> None:
+    """The second hand of a Sit & Go's table (tournament chips, dealt at the ante level the
+    first one raised) played over the API: the replayer has its every event, the felt shows
+    each step's view, and this browser's checks of it pass as the server's audit does."""
+    async with aiohttp.ClientSession() as http:
+        ana, boris = [await HttpPlayer.login(http, redis_server.url, new_user_id(), name)
+                      for name in ("Ana", "Boris")]
+        created = await ana.ok("POST", "/api/tournaments", {
+            "seats": 2, "buy_in": 10, "stack": 200, "antes": [5, 10], "hands_per_level": 1,
+            "turn_seconds": 60})
+        tid = created["tournament_id"]
+        for player in (ana, boris):
+            tournament = await player.ok("POST", f"/api/tournaments/{tid}/register")
+        table = tournament["table_id"]
+        assert tournament["status"] == "running" and table, tournament
+        await drive(table, [ana, boris], play_on(), until=lambda v: bool(v["hand"]) and (
+            v["hand"]["number"], v["hand"]["phase"] == "settled") >= (2, True))
+        replay = dict(await ana.ok("GET", f"/api/tables/{table}/hands/2/replay"))
+        audit = dict(await ana.ok("GET", f"/api/tables/{table}/hands/2/audit"))
+    assert audit["verified"], audit["checks"]
+    steps = replay["steps"]
+    assert steps[0]["view"]["tournament"]["tournament_id"] == tid
+    assert {s["view"]["settings"]["ante"] for s in steps[1:]} == {10}
+    contexts = Contexts(chromium)
+    page = await telegram_page(contexts)
+    try:
+        init_data = await sign(DEV_TOKEN, {"id": ana.user_id, "first_name": "Ana"})
+        await open_replay(page, redis_server.url, table, 2, fragment(init_data, theme=LIGHT))
+        state = await screen_state(page)
+        assert [(s["version"], s["hash"], s["type"]) for s in state["steps"]] == [
+            (s["version"], s["hash"], s["event"]["type"]) for s in steps]
+        assert not [s for s in state["steps"] if s["bad"]]
+        assert state["checks"] == "true"
+        for i, step in enumerate(steps):
+            await page.fill("#replay-slider", str(i))
+            state = await screen_state(page)
+            assert state["index"] == i and on_screen(state) == shown(step["view"]), i
+        assert state["result"]  # the settled hand's result on the felt
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        for context in contexts.opened:
+            await context.close()

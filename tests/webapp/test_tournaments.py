@@ -6,6 +6,8 @@ shows the server's refusal of its settings."""
 
 from __future__ import annotations
 
+import re
+
 import aiohttp
 import pytest
 
@@ -169,3 +171,22 @@ async def test_a_tournament_link_opens_its_screen_and_back_leads_to_the_lobby(
     await wait_sent(page, "web_app_setup_back_button", {"is_visible": True})
     await receive(page, "back_button_pressed")  # Telegram's own back button
     await page.wait_for_selector(".tabs [data-tab=tables][aria-selected=true]")
+
+
+async def test_a_filling_tournament_shows_the_prizes_it_will_pay(
+    server: Server, browser: Contexts
+) -> None:
+    """Six seats, one taken: the screen shows the 65/35 the server will pay (not 100% for
+    the one entry so far) of every seat's buy-in, as its note says (606: 394 and 212, the
+    odd chip to the winner), not of the buy-ins taken so far."""
+    async with aiohttp.ClientSession() as http:
+        maker = await HttpPlayer.login(http, server.url, new_user_id(), "Maker")
+        tid = await create(maker, seats=6, buy_in=101, name="Six")
+        await register(maker, tid)
+        assert (await tournament(maker, tid))["pool"] == 101
+        page, _ = await telegram_person(browser, server.url, f"?screen=tournament&id={tid}",
+                                        name="Looker")
+        await page.wait_for_selector("#t-prizes tr")
+        cells = await page.locator("#t-prizes td").all_inner_texts()
+        assert [re.sub(r"\D", "", c) for c in cells] == ["65", "394", "35", "212"], cells
+        assert page.errors == []  # type: ignore[attr-defined]

@@ -119,7 +119,9 @@ export class TournamentScreen {
   }
 
   prizes(tn) {
-    const rows = prizeChips({ ...tn.settings, prize_table: tn.prize_table, pool: tn.pool });
+    // while it fills, `pool` is the buy-ins taken so far: it pays every seat's (the note)
+    const pool = tn.status === "registering" ? 0 : tn.pool;
+    const rows = prizeChips({ ...tn.settings, prize_table: tn.prize_table, pool });
     return h("div", { class: "panel", id: "t-prizes" },
       h("h2", {}, t("tourney.prizes")),
       h("table", { class: "t-table" }, h("tbody", {}, rows.map((r) => h("tr", {},
