@@ -487,7 +487,8 @@ async function checkChain(x, f) {
   let broken = false;
   for (const e of x.events) {
     if (e.version !== expected) {
-      f.fail("chain", expected, "out_of_order", { expected, found: e.version }, `events out of order or missing: expected version ${expected}, `
+      f.fail("chain", expected, "out_of_order", { expected, found: e.version },
+        `events out of order or missing: expected version ${expected}, `
         + `found ${e.version}`);
       broken = true;
       break;
@@ -505,7 +506,8 @@ async function checkChain(x, f) {
   }
   const last = x.events[x.events.length - 1];
   if (last.type !== "hand_settled" || (last.data || {}).number !== x.hand) {
-    f.fail("chain", last.version + 1, "ends_early", { last: last.version, hand: x.hand }, `the export ends at version ${last.version} before hand `
+    f.fail("chain", last.version + 1, "ends_early", { last: last.version, hand: x.hand },
+      `the export ends at version ${last.version} before hand `
       + `${x.hand} settles (events removed?)`);
   }
   return !broken;
@@ -525,7 +527,8 @@ function checkPins(x, pins, f) {
       notes.push(`version ${key} is ${key > last ? "after" : "before"} this export (${first}-`
         + `${last}): not checked here`);
     } else if (e.hash !== hashes[key]) {
-      f.fail("pins", key, "pin_hash", {}, `hash ${e.hash.slice(0, 16)}... differs from the one seen earlier `
+      f.fail("pins", key, "pin_hash", {},
+        `hash ${e.hash.slice(0, 16)}... differs from the one seen earlier `
         + `(${String(hashes[key]).slice(0, 16)}...): the log was rewritten`);
     }
   }
@@ -537,8 +540,8 @@ function checkPins(x, pins, f) {
       const isDeal = (e.type === "hand_started" && deal === "1" && d.number === x.hand)
         || (e.type === "svara_deal_started" && String(d.deal) === deal);
       if (isDeal && d.commitment !== pinned) {
-        f.fail("pins", e.version, "pin_commitment", { deal: Number(deal) }, `deal ${deal}'s commitment differs from the one seen before `
-          + "the deal");
+        f.fail("pins", e.version, "pin_commitment", { deal: Number(deal) },
+          `deal ${deal}'s commitment differs from the one seen before the deal`);
       }
     }
   }
