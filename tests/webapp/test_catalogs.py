@@ -123,3 +123,22 @@ def test_every_failure_code_has_words_in_every_language() -> None:
         words = catalog(lang)
         missing = [c for c in declared if f"fair.reason.{c}" not in words]
         assert missing == [] and "fair.reason.unknown" in words, (lang, missing)
+
+
+def test_every_refusal_code_has_words_in_every_language() -> None:
+    """A file fair.js refuses says why by a code too (MALFORMED_CODES, each one given)."""
+    source = FAIR.read_text(encoding="utf-8")
+    listed = re.search(r"export const MALFORMED_CODES = Object\.freeze\(\[(.*?)\]\);", source,
+                       re.S)
+    assert listed
+    declared = re.findall(r'"([a-z0-9_]+)"', listed.group(1))
+    # refused(err, "code") or refused(new Error(...), "code", ...)
+    given = set(re.findall(r'(?:refused\(err, |\),\s*)"([a-z0-9_]+)"', source))
+    assert set(declared) == given and len(declared) >= 5
+    worded = set(re.findall(r'([a-z0-9_]+): "fair\.malformed\.\1"',
+                            WORDS.read_text(encoding="utf-8")))
+    assert worded == set(declared)
+    for lang in LANGUAGES:
+        words = catalog(lang)
+        missing = [c for c in [*declared, "unknown"] if f"fair.malformed.{c}" not in words]
+        assert missing == [], (lang, missing)

@@ -4,7 +4,8 @@ controls on a phone.
 The corpus's tampered logs (docs/verifier-corpus) are written into Redis as the store keeps them
 and read by the real `svara serve`; Chromium opens them inside Telegram's real script. fair.js
 gives each failure a code and its values, and the audit screen and the replayer word it from
-the catalog of the viewer's language (Russian, Arabic), the event's version filled in. At
+the catalog of the viewer's language (Russian, Arabic), the event's version filled in; a file
+it refuses says why by a code as well. At
 390x844 the current step's line is never under the fixed control bar -- a step in the middle,
 the last step -- in light and dark, left to right and right to left, with Telegram's safe area
 at the bottom.
@@ -34,6 +35,7 @@ from tests.webapp.replays import open_replay, own_namespace, serving, store_corp
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 TAMPERED = "changed-bet-hash-kept"  # the bet's bytes changed, its stored hash kept
+MALFORMED = "malformed-field-missing"  # an event without a field it must have: no export
 VIEWER = 7_100_000
 SAFE_BOTTOM = 34  # an iPhone's home indicator
 
@@ -79,6 +81,20 @@ async def store() -> AsyncIterator[RedisEventStore]:
 @pytest_asyncio.fixture(loop_scope="session")
 async def case(store: RedisEventStore, namespace: str) -> dict[str, Any]:
     return await store_corpus_table(store, namespace, TAMPERED)
+
+
+# the refused file's table is the tampered one's (the same corpus game): a server of its own
+@pytest.fixture(scope="module")
+def refusing_namespace() -> Iterator[str]:
+    with own_namespace("webwords-refused") as name:
+        yield name
+
+
+@pytest.fixture(scope="module")
+def refusing_server(refusing_namespace: str,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    with serving(refusing_namespace, tmp_path_factory.mktemp("serve-refused") / "serve.log") as srv:
+        yield srv
 
 
 async def viewer_page(chromium: Browser, server: Server, lang: str, *, dark: bool = False,
@@ -148,6 +164,28 @@ async def test_a_tampered_hands_reason_reads_in_the_viewers_language(
         assert found["unknown"] == found["bare"] == general
         for code, text in zip(found["codes"], found["texts"], strict=True):
             assert text != general and "fair.reason" not in text and "{" not in text, code
+
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        for context in contexts.opened:
+            await context.close()
+
+
+@pytest.mark.parametrize("lang", ["ru", "ar"])
+async def test_a_refused_files_reason_reads_in_the_viewers_language(
+    refusing_server: Server, refusing_namespace: str, chromium: Browser, store: RedisEventStore,
+    lang: str
+) -> None:
+    """A file fair.js refuses (an event lacks a field it must have) says why by a code too."""
+    malformed = await store_corpus_table(store, refusing_namespace, MALFORMED)
+    table, hand = malformed["export"]["table_id"], malformed["export"]["hand"]
+    words = catalog(lang)
+    refused = str(words["audit.malformed"]).replace("{reason}", str(
+        words["fair.malformed.event_damaged"]).replace("{version}", str(malformed["version"])))
+    page, contexts, launch = await viewer_page(chromium, refusing_server, lang)
+    try:
+        await page.goto(f"{refusing_server.url}/?table={table}&screen=audit&hand={hand}{launch}")
+        assert await page.locator("#audit-problem").text_content() == refused
         assert not page.errors  # type: ignore[attr-defined]
     finally:
         for context in contexts.opened:

@@ -11,7 +11,7 @@ import { h, replace, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { downloadButtons } from "./download.js";
 import { dealHands, verifyExport } from "./fair.js";
-import { reasonText } from "./fairwords.js";
+import { reasonText, refusedText } from "./fairwords.js";
 import { t, tNodes } from "./i18n.js";
 import { cardsSeen, pinsFor } from "./pins.js";
 import { shareButton } from "./share.js";
@@ -143,7 +143,7 @@ export class AuditScreen {
       own.pins = pinsWithin(pinsFor(this.tableId, this.hand), doc);
       own.result = await verifyExport(doc, own.pins);
     } catch (err) {
-      own.problem = t("audit.malformed", { reason: err.message });
+      own.problem = t("audit.malformed", { reason: refusedText(err) });
       return own;
     }
     own.doc = doc;

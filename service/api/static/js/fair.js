@@ -39,13 +39,15 @@
 //        failures: every failure [{check, version, code, params, reason, chainVersion?}];
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
 //        A file that is not an export (or is damaged beyond reading, or holds an event that
-//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong, with
+//        `code` (one of MALFORMED_CODES) and `params` ({version} of the event refused).
 //   traceExport(exportJson)                           -> [{version, type, data, pot, stacks,
 //        folded, deal, turn, participants}]: the same replay as verifyExport's, the state
 //        after each event of the file (stacks {"<seat>": chips}; turn from the events' own
 //        `turn`, deadlines, and showdowns); no verdict (verifyExport gives that)
 //   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
 //   REASON_CODES (a constant)                         -> every failure's possible `code`
+//   MALFORMED_CODES (a constant)                      -> every refused file's possible `code`
 
 const ZERO_HASH = "0".repeat(64);
 const V1 = "hmac-sha256-fy-v1";
@@ -75,6 +77,10 @@ export const REASON_CODES = Object.freeze([
   "short_ante", "antes_pot", "blind_order", "call_wrong", "raise_wrong", "svara_pot", "fee_rule",
   "join_fee", "settled_pot", "payout",
 ]);
+// Why a file is refused (the Error verifyExport and traceExport throw carries it as `code`,
+// with `params`), worded by the screens' catalogs as "fair.malformed.<code>":
+export const MALFORMED_CODES = Object.freeze(["not_json", "not_export", "format_version",
+  "file_damaged", "event_damaged"]);
 const VALUES = { 7: 7, 8: 8, 9: 9, T: 10, J: 10, Q: 10, K: 10, A: 11 };
 const JOKER = "7c";
 const encoder = new TextEncoder();
@@ -387,9 +393,24 @@ function need(obj, key, type, where) {
   return value;
 }
 
+// A file this verifier refuses: `code` (one of MALFORMED_CODES) and `params` say why for the
+// screens (their catalogs' "fair.malformed.<code>"); the message says it in English. The first
+// code given stays.
+function refused(err, code, params = {}) {
+  if (err && typeof err === "object" && !err.code) { err.code = code; err.params = params; }
+  return err;
+}
+
 function readEntry(obj, where, withPrev) {
   const version = need(obj, "version", "int", where);
-  where = `${where} (version ${version})`;
+  try {
+    return readEntryFields(obj, `${where} (version ${version})`, withPrev, version);
+  } catch (err) {
+    throw refused(err, "event_damaged", { version });
+  }
+}
+
+function readEntryFields(obj, where, withPrev, version) {
   if (typeof obj.raw !== "string" && typeof obj.raw_b64 !== "string") {
     throw new Error(`${where}: missing \`raw\``);
   }
@@ -415,15 +436,23 @@ function readEntry(obj, where, withPrev) {
 }
 
 function readExport(input) {
+  try { return readExportFields(input); } catch (err) { throw refused(err, "file_damaged"); }
+}
+
+function readExportFields(input) {
   let doc = input;
   if (typeof input === "string") {
-    try { doc = JSON.parse(input); } catch (e) { throw new Error(`not JSON: ${e.message}`); }
+    try { doc = JSON.parse(input); } catch (e) {
+      throw refused(new Error(`not JSON: ${e.message}`), "not_json");
+    }
   }
   if (!doc || doc.format !== "svara-hand-export") {
-    throw new Error("not a svara-hand-export file (its `format` is missing or different)");
+    throw refused(new Error("not a svara-hand-export file (its `format` is missing or different)"),
+      "not_export");
   }
   if (doc.format_version !== 1) {
-    throw new Error(`unknown format_version ${doc.format_version} (this reads 1)`);
+    throw refused(new Error(`unknown format_version ${doc.format_version} (this reads 1)`),
+      "format_version", { found: String(doc.format_version) });
   }
   const events = need(doc, "events", "array", "the file");
   if (!events.length) throw new Error("the file: `events` is empty");

@@ -60,5 +60,22 @@ export function reasonText(f, names = {}) {
   return t(key, params);
 }
 
-/** Every code this module words (tests hold it to fair.js's REASON_CODES). */
+const REFUSED = {
+  not_json: "fair.malformed.not_json", not_export: "fair.malformed.not_export",
+  format_version: "fair.malformed.format_version", file_damaged: "fair.malformed.file_damaged",
+  event_damaged: "fair.malformed.event_damaged",
+};
+
+/** Why fair.js refused a file: the words for the Error it threw ({code, params}). */
+export function refusedText(err) {
+  const key = err && Object.prototype.hasOwnProperty.call(REFUSED, err.code) ? REFUSED[err.code]
+    : "fair.malformed.unknown";
+  const params = Object.fromEntries(Object.entries(err?.params || {})
+    .map(([name, v]) => [name, value(name, v, {})]));
+  return t(key, params);
+}
+
+/** Every code this module words (tests hold them to fair.js's REASON_CODES and
+ *  MALFORMED_CODES). */
 export const WORDED = Object.freeze(Object.keys(KEYS));
+export const WORDED_REFUSALS = Object.freeze(Object.keys(REFUSED));
