@@ -131,7 +131,7 @@ def worded(lang: str, code: str, version: int) -> str:
 
 @pytest.mark.parametrize("lang", ["ru", "ar"])
 async def test_a_tampered_hands_reason_reads_in_the_viewers_language(
-    redis_server: Server, chromium: Browser, case: dict[str, Any], lang: str
+    redis_server: Server, chromium: Browser, case: dict[str, Any], shots: Path, lang: str
 ) -> None:
     table, hand, version = case["export"]["table_id"], case["export"]["hand"], case["version"]
     page, contexts, launch = await viewer_page(chromium, redis_server, lang)
@@ -155,6 +155,8 @@ async def test_a_tampered_hands_reason_reads_in_the_viewers_language(
         await page.goto(f"{redis_server.url}/?table={table}&screen=audit&hand={hand}{launch}")
         item = page.locator(f"#audit li[data-check=chain][data-version='{version}'] .reason")
         assert await item.text_content() == want
+        await item.scroll_into_view_if_needed()
+        await snap_as_is(page, shots, f"audit-tampered-{lang}-light")
 
         # every code fair.js can give has this language's words, and an unknown code reads as
         # the catalog's general sentence, not as English or a key
