@@ -210,6 +210,8 @@ async def test_verify_export_gives_the_offline_verifiers_verdicts(page: Page) ->
             assert isinstance(item["ok"], bool)
             if not item["ok"]:
                 assert item["reason"] and isinstance(item["version"], int)
+                # why, as a code the screens word in the viewer's language, with its values
+                assert item["code"] and item["params"]["version"] == item["version"], item
     assert {"chain", "chips", "deck", "commitment", "seeds", "scores"} <= seen
     await table.service.stop()
     await store.close()

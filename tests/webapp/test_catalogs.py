@@ -89,3 +89,56 @@ def test_nothing_left_in_english(lang: str) -> None:
     english, other = catalog("en"), catalog(lang)
     same = {k for k, v in other.items() if v == english[k]}
     assert same == SAME_AS_ENGLISH[lang], f"{lang}: entries identical to English"
+
+
+FAIR = STATIC / "js" / "fair.js"
+WORDS = STATIC / "js" / "fairwords.js"
+
+
+def fair_codes() -> tuple[list[str], set[str]]:
+    """fair.js's REASON_CODES, and every code its failures are given in its source: a literal
+    at a `fail(check, version, "code", ...)` call, or one a helper hands to such a call."""
+    source = FAIR.read_text(encoding="utf-8")
+    listed = re.search(r"export const REASON_CODES = Object\.freeze\(\[(.*?)\]\);", source, re.S)
+    assert listed
+    declared = re.findall(r'"([a-z0-9_]+)"', listed.group(1))
+    calls = source.count(".fail(")
+    literal = re.findall(r'\.fail\(\s*"[a-z]+",\s*[^"`;]*?,\s*"([a-z0-9_]+)",', source, re.S)
+    # the two calls that pass a code on: a chain link's (badLink) and a card check's (seen)
+    handed = re.findall(r'bad\("([a-z0-9_]+)"', source) + re.findall(
+        r'this\.seen\([^;]*?"([a-z0-9_]+)"\);', source)
+    assert len(literal) == calls - 2, "a fail() call whose code this test cannot read"
+    assert len(handed) >= 6
+    return declared, set(literal) | set(handed)
+
+
+def test_every_failure_code_has_words_in_every_language() -> None:
+    declared, emitted = fair_codes()
+    assert len(declared) == len(set(declared)) >= 40
+    assert sorted(emitted - set(declared)) == [], "codes fair.js emits but does not list"
+    assert sorted(set(declared) - emitted) == [], "codes fair.js lists but never emits"
+    worded = set(re.findall(r'([a-z0-9_]+): "fair\.reason\.\1"', WORDS.read_text(encoding="utf-8")))
+    assert worded == set(declared), "fairwords.js words other codes than fair.js lists"
+    for lang in LANGUAGES:
+        words = catalog(lang)
+        missing = [c for c in declared if f"fair.reason.{c}" not in words]
+        assert missing == [] and "fair.reason.unknown" in words, (lang, missing)
+
+
+def test_every_refusal_code_has_words_in_every_language() -> None:
+    """A file fair.js refuses says why by a code too (MALFORMED_CODES, each one given)."""
+    source = FAIR.read_text(encoding="utf-8")
+    listed = re.search(r"export const MALFORMED_CODES = Object\.freeze\(\[(.*?)\]\);", source,
+                       re.S)
+    assert listed
+    declared = re.findall(r'"([a-z0-9_]+)"', listed.group(1))
+    # refused(err, "code") or refused(new Error(...), "code", ...)
+    given = set(re.findall(r'(?:refused\(err, |\),\s*)"([a-z0-9_]+)"', source))
+    assert set(declared) == given and len(declared) >= 5
+    worded = set(re.findall(r'([a-z0-9_]+): "fair\.malformed\.\1"',
+                            WORDS.read_text(encoding="utf-8")))
+    assert worded == set(declared)
+    for lang in LANGUAGES:
+        words = catalog(lang)
+        missing = [c for c in [*declared, "unknown"] if f"fair.malformed.{c}" not in words]
+        assert missing == [], (lang, missing)

@@ -11,6 +11,7 @@ import { h, replace, who } from "./dom.js";
 import { errorText } from "./errors.js";
 import { downloadButtons } from "./download.js";
 import { dealHands, verifyExport } from "./fair.js";
+import { reasonText, refusedText } from "./fairwords.js";
 import { t, tNodes } from "./i18n.js";
 import { cardsSeen, pinsFor } from "./pins.js";
 import { shareButton } from "./share.js";
@@ -22,6 +23,8 @@ const NAMES = {
   replay: "audit.check.replay", yours: "audit.check.yours",
 };
 export const checkName = (check) => (NAMES[check] ? t(NAMES[check]) : check);
+/** Seat -> player name, from an export's seats. */
+const seatNames = (doc) => Object.fromEntries((doc?.seats || []).map((s) => [s.seat, s.name]));
 const sameCards = (a, b) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
 function eventData(entry) {
@@ -140,7 +143,7 @@ export class AuditScreen {
       own.pins = pinsWithin(pinsFor(this.tableId, this.hand), doc);
       own.result = await verifyExport(doc, own.pins);
     } catch (err) {
-      own.problem = t("audit.malformed", { reason: err.message });
+      own.problem = t("audit.malformed", { reason: refusedText(err) });
       return own;
     }
     own.doc = doc;
@@ -180,9 +183,10 @@ export class AuditScreen {
       r.ok ? null : h("span", { class: "why" },
         r.version !== undefined && r.version !== null
           ? h("strong", { class: "at" }, t("audit.at_event", { version: String(r.version) })) : null,
-        // fair.js words its reasons in English, with hashes and cards in them
+        // fair.js's code for why, worded by the catalog (its English `reason` is for the file)
         r.reasonNodes ? h("span", {}, r.reasonNodes)
-          : h("span", { class: "reason", lang: "en", dir: "ltr" }, r.reason))));
+          : h("span", { class: "reason", dataset: { code: r.code ?? "" } },
+            reasonText(r, seatNames(own.doc))))));
   }
 
   /** The server's own verdict, beside this device's: a disagreement is shown as one. */

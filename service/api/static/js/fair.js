@@ -29,26 +29,58 @@
 //           hashes: {"<version>": hash},     // any other event hashes it kept
 //           commitments: {"<hand>:<deal>": commitment}}  // each deal's full commitment, seen
 //                                                        // before the deal
-//        results: one per check, in this order, [{check, ok, version?, reason?,
-//          chainVersion?}] -- check one of "chain", "pins", "commitment", "seeds", "deck",
-//          "cards", "scores", "winner", "chips" (the first failure's event version and why);
+//        results: one per check, in this order, [{check, ok, version?, code?, params?,
+//          reason?, chainVersion?}] -- check one of "chain", "pins", "commitment", "seeds",
+//          "deck", "cards", "scores", "winner", "chips" (the first failure's event version and
+//          why: `code` one of REASON_CODES, `params` its values -- {version, seat, deal, cards,
+//          ...}, seats as the events number them -- and `reason` the same in English);
 //          "pins" is there only when pins were given; a pinned version outside the export is
 //          not a contradiction (the result says so in `note`).
-//        failures: every failure [{check, version, reason, chainVersion?}];
+//        failures: every failure [{check, version, code, params, reason, chainVersion?}];
 //        deals: [{deal, algorithm, commitment, seed, clientSeeds, mix, deck, cards}] as rebuilt.
 //        A file that is not an export (or is damaged beyond reading, or holds an event that
-//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong.
+//        does not fit EVENT_SCHEMA) throws an Error whose message names what is wrong, with
+//        `code` (one of MALFORMED_CODES) and `params` ({version} of the event refused).
 //   traceExport(exportJson)                           -> [{version, type, data, pot, stacks,
 //        folded, deal, turn, participants}]: the same replay as verifyExport's, the state
 //        after each event of the file (stacks {"<seat>": chips}; turn from the events' own
 //        `turn`, deadlines, and showdowns); no verdict (verifyExport gives that)
 //   EVENT_SCHEMA (a constant)                         -> every event type's fields (see below)
+//   REASON_CODES (a constant)                         -> every failure's possible `code`
+//   MALFORMED_CODES (a constant)                      -> every refused file's possible `code`
 
 const ZERO_HASH = "0".repeat(64);
 const V1 = "hmac-sha256-fy-v1";
 const V2 = "hmac-sha256-fy-v2";
 const CHECKS = ["chain", "pins", "commitment", "seeds", "deck", "cards", "scores", "winner",
   "chips"];
+// Why a check failed, as a code the screens word in the viewer's language (their catalogs'
+// "fair.reason.<code>", with the failure's `params` as placeholders); by check:
+export const REASON_CODES = Object.freeze([
+  // chain
+  "out_of_order", "chain_unknown", "chain_down", "prev_not_hex", "hash_mismatch", "context_link",
+  "ends_early", "no_place", "event_incomplete", "other_table", "other_hand",
+  // pins
+  "pin_hash", "pin_commitment",
+  // commitment
+  "v2_unpublished", "commitment_other", "no_seed_revealed", "seed_commitment",
+  "revealed_commitment", "seed_recorded", "seed_drawn",
+  // seeds
+  "seeds_mismatch", "mix_mismatch",
+  // deck
+  "deal_not_started", "deal_incomplete", "no_cards_dealt", "unknown_algorithm", "no_seed",
+  "seats_mismatch", "wrong_cards",
+  // cards, scores, winner
+  "looked_other", "shown_other", "score_wrong", "svara_no_showdown", "svara_tied", "winners_wrong",
+  // chips
+  "negative_pay", "overdrawn", "settings_differ", "cash_out", "ante_change", "ante_wrong",
+  "short_ante", "antes_pot", "blind_order", "call_wrong", "raise_wrong", "svara_pot", "fee_rule",
+  "join_fee", "settled_pot", "payout",
+]);
+// Why a file is refused (the Error verifyExport and traceExport throw carries it as `code`,
+// with `params`), worded by the screens' catalogs as "fair.malformed.<code>":
+export const MALFORMED_CODES = Object.freeze(["not_json", "not_export", "format_version",
+  "file_damaged", "event_damaged"]);
 const VALUES = { 7: 7, 8: 8, 9: 9, T: 10, J: 10, Q: 10, K: 10, A: 11 };
 const JOKER = "7c";
 const encoder = new TextEncoder();
@@ -361,9 +393,24 @@ function need(obj, key, type, where) {
   return value;
 }
 
+// A file this verifier refuses: `code` (one of MALFORMED_CODES) and `params` say why for the
+// screens (their catalogs' "fair.malformed.<code>"); the message says it in English. The first
+// code given stays.
+function refused(err, code, params = {}) {
+  if (err && typeof err === "object" && !err.code) { err.code = code; err.params = params; }
+  return err;
+}
+
 function readEntry(obj, where, withPrev) {
   const version = need(obj, "version", "int", where);
-  where = `${where} (version ${version})`;
+  try {
+    return readEntryFields(obj, `${where} (version ${version})`, withPrev, version);
+  } catch (err) {
+    throw refused(err, "event_damaged", { version });
+  }
+}
+
+function readEntryFields(obj, where, withPrev, version) {
   if (typeof obj.raw !== "string" && typeof obj.raw_b64 !== "string") {
     throw new Error(`${where}: missing \`raw\``);
   }
@@ -389,15 +436,23 @@ function readEntry(obj, where, withPrev) {
 }
 
 function readExport(input) {
+  try { return readExportFields(input); } catch (err) { throw refused(err, "file_damaged"); }
+}
+
+function readExportFields(input) {
   let doc = input;
   if (typeof input === "string") {
-    try { doc = JSON.parse(input); } catch (e) { throw new Error(`not JSON: ${e.message}`); }
+    try { doc = JSON.parse(input); } catch (e) {
+      throw refused(new Error(`not JSON: ${e.message}`), "not_json");
+    }
   }
   if (!doc || doc.format !== "svara-hand-export") {
-    throw new Error("not a svara-hand-export file (its `format` is missing or different)");
+    throw refused(new Error("not a svara-hand-export file (its `format` is missing or different)"),
+      "not_export");
   }
   if (doc.format_version !== 1) {
-    throw new Error(`unknown format_version ${doc.format_version} (this reads 1)`);
+    throw refused(new Error(`unknown format_version ${doc.format_version} (this reads 1)`),
+      "format_version", { found: String(doc.format_version) });
   }
   const events = need(doc, "events", "array", "the file");
   if (!events.length) throw new Error("the file: `events` is empty");
@@ -423,23 +478,37 @@ function readExport(input) {
 
 class Findings {
   constructor() { this.failures = []; }
-  fail(check, version, reason, chainVersion) {
-    const f = { check, version, reason };
+  /** A failed check at event `version`: `code` (one of REASON_CODES) and `params` say why
+   *  in words any language can render (the screens' catalogs, "fair.reason.<code>");
+   *  `reason` says it in English, with the values in it, for a file's reader or a console. */
+  fail(check, version, code, params, reason, chainVersion) {
+    if (!REASON_CODES.includes(code)) throw new Error(`no reason code ${JSON.stringify(code)}`);
+    const f = { check, version, code, params: { version, ...params }, reason };
     if (chainVersion !== undefined && chainVersion !== null) f.chainVersion = chainVersion;
     this.failures.push(f);
   }
 }
 
+// What is wrong with a link of the chain (null when nothing): {code, params, reason}.
 async function badLink(e, prev, floor) {
-  if (e.chain !== 1 && e.chain !== 2) return `unknown chain version ${e.chain}`;
-  if (e.chain < floor) return `chain version went down (v${e.chain} after v${floor})`;
+  const bad = (code, params, reason) => ({ code, params, reason });
+  if (e.chain !== 1 && e.chain !== 2) {
+    return bad("chain_unknown", { chain: e.chain }, `unknown chain version ${e.chain}`);
+  }
+  if (e.chain < floor) {
+    return bad("chain_down", { chain: e.chain, floor },
+      `chain version went down (v${e.chain} after v${floor})`);
+  }
   let recomputed;
-  try { recomputed = await chainLink(prev, e); } catch { return "the previous hash is not hex"; }
+  try { recomputed = await chainLink(prev, e); } catch {
+    return bad("prev_not_hex", {}, "the previous hash is not hex");
+  }
   if (recomputed !== e.hash) {
     const what = e.chain === 1 ? "bytes" : "bytes and time";
-    return `the stored hash does not match the event's ${what} (chain v${e.chain})`;
+    return bad("hash_mismatch", { chain: e.chain },
+      `the stored hash does not match the event's ${what} (chain v${e.chain})`);
   }
-  return "";
+  return null;
 }
 
 async function checkChain(x, f) {
@@ -447,22 +516,27 @@ async function checkChain(x, f) {
   let broken = false;
   for (const e of x.events) {
     if (e.version !== expected) {
-      f.fail("chain", expected, `events out of order or missing: expected version ${expected}, `
+      f.fail("chain", expected, "out_of_order", { expected, found: e.version },
+        `events out of order or missing: expected version ${expected}, `
         + `found ${e.version}`);
       broken = true;
       break;
     }
     const bad = await badLink(e, prev, floor);
-    if (bad) { f.fail("chain", e.version, bad, e.chain); broken = true; break; }
+    if (bad) { f.fail("chain", e.version, bad.code, bad.params, bad.reason, e.chain); broken = true; break; }
     prev = e.hash; floor = e.chain; expected += 1;
   }
   for (const e of x.context) {
     const bad = await badLink(e, e.prevHash, 1);
-    if (bad) f.fail("chain", e.version, `context entry: ${bad}`, e.chain);
+    if (bad) {
+      f.fail("chain", e.version, "context_link", { link: bad.code }, `context entry: ${bad.reason}`,
+        e.chain);
+    }
   }
   const last = x.events[x.events.length - 1];
   if (last.type !== "hand_settled" || (last.data || {}).number !== x.hand) {
-    f.fail("chain", last.version + 1, `the export ends at version ${last.version} before hand `
+    f.fail("chain", last.version + 1, "ends_early", { last: last.version, hand: x.hand },
+      `the export ends at version ${last.version} before hand `
       + `${x.hand} settles (events removed?)`);
   }
   return !broken;
@@ -482,7 +556,8 @@ function checkPins(x, pins, f) {
       notes.push(`version ${key} is ${key > last ? "after" : "before"} this export (${first}-`
         + `${last}): not checked here`);
     } else if (e.hash !== hashes[key]) {
-      f.fail("pins", key, `hash ${e.hash.slice(0, 16)}... differs from the one seen earlier `
+      f.fail("pins", key, "pin_hash", {},
+        `hash ${e.hash.slice(0, 16)}... differs from the one seen earlier `
         + `(${String(hashes[key]).slice(0, 16)}...): the log was rewritten`);
     }
   }
@@ -494,8 +569,8 @@ function checkPins(x, pins, f) {
       const isDeal = (e.type === "hand_started" && deal === "1" && d.number === x.hand)
         || (e.type === "svara_deal_started" && String(d.deal) === deal);
       if (isDeal && d.commitment !== pinned) {
-        f.fail("pins", e.version, `deal ${deal}'s commitment differs from the one seen before `
-          + "the deal");
+        f.fail("pins", e.version, "pin_commitment", { deal: Number(deal) },
+          `deal ${deal}'s commitment differs from the one seen before the deal`);
       }
     }
   }
@@ -535,11 +610,11 @@ class Replay {
       // (readExport held every event to the schema)
       const handler = this[`on_${e.type}`];
       if (typeof handler !== "function") {
-        this.f.fail("chain", e.version, `a ${e.type} has no place in a hand's record`);
+        this.f.fail("chain", e.version, "no_place", { type: e.type }, `a ${e.type} has no place in a hand's record`);
         continue;
       }
       try { handler.call(this, e, e.data); } catch (err) {
-        this.f.fail("chain", e.version, `the event lacks what it must carry (${err.message})`);
+        this.f.fail("chain", e.version, "event_incomplete", {}, `the event lacks what it must carry (${err.message})`);
       }
       if (onStep) onStep(e);
     }
@@ -547,21 +622,21 @@ class Replay {
 
   publish(e, d) { if (d.next_commitment) { this.published = e; this.drawn = null; } }
   pay(e, seat, amount) {
-    if (amount < 0) this.f.fail("chips", e.version, `seat ${seat} pays a negative amount`);
+    if (amount < 0) this.f.fail("chips", e.version, "negative_pay", { seat }, `seat ${seat} pays a negative amount`);
     this.pot += amount;
     if (this.stacks.has(seat)) {
       const left = this.stacks.get(seat) - amount;
       this.stacks.set(seat, left);
-      if (left < 0) this.f.fail("chips", e.version, `seat ${seat} pays ${amount} with ${left + amount} left`);
+      if (left < 0) this.f.fail("chips", e.version, "overdrawn", { seat, amount, left: left + amount }, `seat ${seat} pays ${amount} with ${left + amount} left`);
     }
   }
 
   on_table_created(e, d) {
-    if (d.table_id !== this.x.tableId) this.f.fail("chain", e.version, "table_created names another table");
+    if (d.table_id !== this.x.tableId) this.f.fail("chain", e.version, "other_table", {}, "table_created names another table");
     const stored = d.settings;
     if (!stored || typeof stored !== "object"
         || Object.entries(stored).some(([k, v]) => JSON.stringify(this.x.settings[k]) !== JSON.stringify(v))) {
-      this.f.fail("chips", e.version, "the file's settings differ from the table's");
+      this.f.fail("chips", e.version, "settings_differ", {}, "the file's settings differ from the table's");
     }
     this.publish(e, d);
   }
@@ -573,7 +648,7 @@ class Replay {
   on_player_left(e, d) {
     const seat = Number(d.seat);
     if (this.stacks.has(seat) && this.stacks.get(seat) !== d.cashed_out) {
-      this.f.fail("chips", e.version, `seat ${seat} cashes out ${d.cashed_out} but holds ${this.stacks.get(seat)}`);
+      this.f.fail("chips", e.version, "cash_out", { seat, cashed: d.cashed_out, holds: this.stacks.get(seat) }, `seat ${seat} cashes out ${d.cashed_out} but holds ${this.stacks.get(seat)}`);
     }
     this.stacks.delete(seat); this.clientSeeds.delete(seat);
     this.tied = this.tied.filter((s) => s !== seat); this.joined = this.joined.filter((s) => s !== seat);
@@ -593,7 +668,7 @@ class Replay {
   }
   on_hand_started(e, d) {
     if (d.number !== this.x.hand) {
-      this.f.fail("chain", e.version, `hand ${d.number} starts inside hand ${this.x.hand}'s export`);
+      this.f.fail("chain", e.version, "other_hand", { number: d.number, hand: this.x.hand }, `hand ${d.number} starts inside hand ${this.x.hand}'s export`);
       return;
     }
     this.pot = 0;
@@ -605,25 +680,25 @@ class Replay {
     // a tournament table's ante rises between hands; the antes after it pay the new one
     // it counts from the next hand dealt: a hand in play keeps its ante and svara fee
     if (!(Number(d.ante) > 0) || !(Number(d.level) >= 1)) {
-      this.f.fail("chips", e.version, `an ante of ${d.ante} at level ${d.level}`);
+      this.f.fail("chips", e.version, "ante_change", { ante: d.ante, level: d.level }, `an ante of ${d.ante} at level ${d.level}`);
     }
     this.pendingAnte = Number(d.ante);
   }
   on_antes_paid(e, d) {
-    if (d.ante !== this.ante) this.f.fail("chips", e.version, `an ante of ${d.ante}; the table's is ${this.ante}`);
+    if (d.ante !== this.ante) this.f.fail("chips", e.version, "ante_wrong", { ante: d.ante, expected: this.ante }, `an ante of ${d.ante}; the table's is ${this.ante}`);
     const short = d.short || {};
     for (const s of d.seats) {  // a tournament stack below the ante pays all it has
       const paid = short[String(s)];
       if (paid !== undefined && !(paid >= 0 && paid < d.ante)) {
-        this.f.fail("chips", e.version, `seat ${s} pays ${paid} of an ante of ${d.ante}`);
+        this.f.fail("chips", e.version, "short_ante", { seat: s, paid, ante: d.ante }, `seat ${s} pays ${paid} of an ante of ${d.ante}`);
       }
       this.pay(e, Number(s), paid !== undefined ? Number(paid) : Number(d.ante));
     }
-    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the pot after the antes is ${this.pot}, not ${d.pot}`);
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, "antes_pot", { pot: d.pot, expected: this.pot }, `the pot after the antes is ${this.pot}, not ${d.pot}`);
   }
   on_cards_dealt(e, d) {
     const deal = this.deals.get(Number(d.deal));
-    if (!deal) { this.f.fail("deck", e.version, `cards for deal ${d.deal}, which never started`); return; }
+    if (!deal) { this.f.fail("deck", e.version, "deal_not_started", { deal: d.deal }, `cards for deal ${d.deal}, which never started`); return; }
     deal.dealt = e;
     if ((d.algorithm || V1) === V2) {
       const named = d.client_seeds || {};
@@ -632,7 +707,7 @@ class Replay {
       const same = JSON.stringify(seatsOf(named).map((s) => [s, named[s]]))
         === JSON.stringify(seatsOf(expected).map((s) => [s, expected[s]]));
       if (!same) {
-        this.f.fail("seeds", e.version, `the players' seeds named at the deal ${JSON.stringify(named)} are not those recorded before it ${JSON.stringify(expected)}`);
+        this.f.fail("seeds", e.version, "seeds_mismatch", {}, `the players' seeds named at the deal ${JSON.stringify(named)} are not those recorded before it ${JSON.stringify(expected)}`);
       } else {
         deal.mixCheck = { e, named, mix: d.mix };
       }
@@ -641,15 +716,15 @@ class Replay {
   on_blind_placed(e, d) {
     const seat = Number(d.seat), amount = Number(d.amount);
     if ((this.putIn.get(seat) || 0) !== 0 || (amount <= this.level && this.level > 0)) {
-      this.f.fail("chips", e.version, `a blind of ${amount} from seat ${seat} does not follow the bets before it`);
+      this.f.fail("chips", e.version, "blind_order", { seat, amount }, `a blind of ${amount} from seat ${seat} does not follow the bets before it`);
     }
     this.pay(e, seat, amount); this.putIn.set(seat, amount); this.level = amount;
   }
-  on_looked(e, d) { this.seen(e, Number(d.seat), d.cards, "looks at"); }
+  on_looked(e, d) { this.seen(e, Number(d.seat), d.cards, "looks at", "looked_other"); }
   on_called(e, d) {
     const seat = Number(d.seat), amount = Number(d.amount), before = this.putIn.get(seat) || 0;
     if (d.level !== this.level || before + amount !== this.level) {
-      this.f.fail("chips", e.version, `seat ${seat} calls ${amount}: with ${before} in and the level at ${this.level} a call is ${this.level - before}`);
+      this.f.fail("chips", e.version, "call_wrong", { seat, amount, call: this.level - before }, `seat ${seat} calls ${amount}: with ${before} in and the level at ${this.level} a call is ${this.level - before}`);
     }
     this.pay(e, seat, amount); this.putIn.set(seat, before + amount);
   }
@@ -657,27 +732,28 @@ class Replay {
     const seat = Number(d.seat), amount = Number(d.amount), level = Number(d.level);
     const before = this.putIn.get(seat) || 0;
     if (level <= this.level || before + amount !== level) {
-      this.f.fail("chips", e.version, `seat ${seat} raises to ${level} paying ${amount} with ${before} in and the level at ${this.level}`);
+      this.f.fail("chips", e.version, "raise_wrong", { seat, level, amount }, `seat ${seat} raises to ${level} paying ${amount} with ${before} in and the level at ${this.level}`);
     }
     this.pay(e, seat, amount); this.putIn.set(seat, before + amount); this.level = level;
   }
   on_folded(e, d) { this.folded.add(Number(d.seat)); }
   on_timed_out(e, d) { if (d.action === "fold") this.folded.add(Number(d.seat)); }
-  seen(e, seat, cards, verb) {
+  seen(e, seat, cards, verb, code) {
     const dealt = this.deal && this.deal.dealt ? this.deal.dealt.data : null;
     const given = dealt && dealt.cards ? dealt.cards[String(seat)] : undefined;
     if (cards != null && (given === undefined || given === null
         || JSON.stringify(cards) !== JSON.stringify(given))) {
-      this.f.fail("cards", e.version, `seat ${seat} ${verb} ${cards.join(" ")} but was dealt ${given ? given.join(" ") : "nothing"}`);
+      this.f.fail("cards", e.version, code, { seat, cards, dealt: given || [] },
+        `seat ${seat} ${verb} ${cards.join(" ")} but was dealt ${given ? given.join(" ") : "nothing"}`);
     }
   }
   on_showdown(e, d) {
     const hands = new Map(Object.entries(d.hands).map(([s, h]) => [Number(s), h]));
     for (const [seat, h] of [...hands].sort((a, b) => a[0] - b[0])) {
-      this.seen(e, seat, h.cards, "shows");
+      this.seen(e, seat, h.cards, "shows", "shown_other");
       const right = score(h.cards, this.scoring);
       if (h.score !== right) {
-        this.f.fail("scores", e.version, `seat ${seat} shows ${h.cards.join(" ")} scored ${h.score}; the rules give ${right}`);
+        this.f.fail("scores", e.version, "score_wrong", { seat, cards: h.cards, score: h.score, expected: right }, `seat ${seat} shows ${h.cards.join(" ")} scored ${h.score}; the rules give ${right}`);
       }
     }
     this.showdowns.push([e, hands]);
@@ -690,23 +766,23 @@ class Replay {
   on_svara_started(e, d) {
     const tied = d.tied.map(Number);
     if (!this.showdowns.length) {
-      this.f.fail("winner", e.version, "a svara with no showdown before it");
+      this.f.fail("winner", e.version, "svara_no_showdown", {}, "a svara with no showdown before it");
     } else {
       const best = this.best(this.showdowns[this.showdowns.length - 1][1]);
       const same = JSON.stringify([...best].sort((a, b) => a - b)) === JSON.stringify([...tied].sort((a, b) => a - b));
       if (!same || best.length < 2 || this.svaraRule !== "play") {
-        this.f.fail("winner", e.version, `a svara between ${JSON.stringify(tied)}; the showdown's best are ${JSON.stringify(best)} (svara rule ${this.svaraRule})`);
+        this.f.fail("winner", e.version, "svara_tied", { tied, best }, `a svara between ${JSON.stringify(tied)}; the showdown's best are ${JSON.stringify(best)} (svara rule ${this.svaraRule})`);
       }
     }
-    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the svara's pot is ${d.pot}, not ${this.pot}`);
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, "svara_pot", { pot: d.pot, expected: this.pot }, `the svara's pot is ${d.pot}, not ${this.pot}`);
     const fee = this.feeRule === "ante" ? this.ante : Math.floor(this.pot / Math.max(1, tied.length));
-    if (d.fee !== fee) this.f.fail("chips", e.version, `a join fee of ${d.fee}; the rule gives ${fee}`);
+    if (d.fee !== fee) this.f.fail("chips", e.version, "fee_rule", { fee: d.fee, expected: fee }, `a join fee of ${d.fee}; the rule gives ${fee}`);
     this.fee = Number(d.fee); this.tied = tied; this.joined = [];
     this.publish(e, d);
   }
   on_svara_joined(e, d) {
     const seat = Number(d.seat);
-    if (d.fee !== this.fee) this.f.fail("chips", e.version, `seat ${seat} joins for ${d.fee}; the fee is ${this.fee}`);
+    if (d.fee !== this.fee) this.f.fail("chips", e.version, "join_fee", { seat, fee: d.fee, expected: this.fee }, `seat ${seat} joins for ${d.fee}; the fee is ${this.fee}`);
     this.pay(e, seat, Number(d.fee)); this.joined.push(seat);
   }
   on_hand_settled(e, d) {
@@ -735,16 +811,16 @@ class Replay {
       expected = [...new Set([...this.tied, ...this.joined])];
     }
     if (expected === null || sorted(expected) !== sorted(winners)) {
-      this.f.fail("winner", e.version, `winners ${JSON.stringify(winners)} (${d.reason}) do not follow from the hand (the rules give ${JSON.stringify(expected)})`);
+      this.f.fail("winner", e.version, "winners_wrong", { winners }, `winners ${JSON.stringify(winners)} (${d.reason}) do not follow from the hand (the rules give ${JSON.stringify(expected)})`);
     }
-    if (d.pot !== this.pot) this.f.fail("chips", e.version, `the settled pot is ${d.pot}; the bets add up to ${this.pot}`);
+    if (d.pot !== this.pot) this.f.fail("chips", e.version, "settled_pot", { pot: d.pot, expected: this.pot }, `the settled pot is ${d.pot}; the bets add up to ${this.pot}`);
     const rake = Math.floor(this.pot * this.rakePercent / 100);
     const share = Math.floor((this.pot - rake) / Math.max(1, winners.length));
     const odd = (this.pot - rake) - share * Math.max(1, winners.length);
     const right = new Map(winners.map((s, i) => [s, share + (i < odd ? 1 : 0)]));
     const same = amounts.size === right.size && [...right].every(([s, a]) => amounts.get(s) === a);
     if (d.rake !== rake || !same) {
-      this.f.fail("chips", e.version, `paid ${JSON.stringify(d.amounts)} with rake ${d.rake}; a pot of ${this.pot} pays ${JSON.stringify(Object.fromEntries(right))} with rake ${rake}`);
+      this.f.fail("chips", e.version, "payout", { pot: this.pot, rake: d.rake, expected: rake }, `paid ${JSON.stringify(d.amounts)} with rake ${d.rake}; a pot of ${this.pot} pays ${JSON.stringify(Object.fromEntries(right))} with rake ${rake}`);
     }
     for (const [seat, amount] of amounts) if (this.stacks.has(seat)) this.stacks.set(seat, this.stacks.get(seat) + amount);
     this.seeds = new Map((d.seeds || []).map((s) => [Number(s.deal), s]));
@@ -756,7 +832,7 @@ class Replay {
     const reports = [];
     for (const deal of this.deals.values()) {
       if (deal.mixCheck && deal.mixCheck.mix !== await mixOf(deal.mixCheck.named)) {
-        this.f.fail("seeds", deal.mixCheck.e.version, "mix is not the digest of the players' seeds");
+        this.f.fail("seeds", deal.mixCheck.e.version, "mix_mismatch", {}, "mix is not the digest of the players' seeds");
       }
     }
     if (!this.settled) return reports;
@@ -766,7 +842,7 @@ class Replay {
         reports.push(await this.checkDeal(deal, this.seeds.get(number)));
       } catch (err) {
         this.f.fail("deck", (deal.dealt || deal.start).version,
-          `deal ${number}'s events lack what they must carry (${err.message})`);
+          "deal_incomplete", { deal: number }, `deal ${number}'s events lack what they must carry (${err.message})`);
       }
     }
     return reports;
@@ -784,39 +860,39 @@ class Replay {
     if (algorithm === V2) {
       const published = deal.published ? (deal.published.data || {}).next_commitment : undefined;
       if (published === undefined || published === null) {
-        this.f.fail("commitment", deal.start.version, `deal ${deal.deal} is v2 but no commitment was published before it`);
+        this.f.fail("commitment", deal.start.version, "v2_unpublished", { deal: deal.deal }, `deal ${deal.deal} is v2 but no commitment was published before it`);
       } else if (published !== committed) {
-        this.f.fail("commitment", deal.start.version, `deal ${deal.deal}'s commitment is not the one published at version ${deal.published.version}`);
+        this.f.fail("commitment", deal.start.version, "commitment_other", { deal: deal.deal, published: deal.published.version }, `deal ${deal.deal}'s commitment is not the one published at version ${deal.published.version}`);
       }
     }
     let seed = null;
     if (!revealed) {
-      this.f.fail("commitment", settled.version, `no seed revealed for deal ${deal.deal}`);
+      this.f.fail("commitment", settled.version, "no_seed_revealed", { deal: deal.deal }, `no seed revealed for deal ${deal.deal}`);
     } else {
       const seedHex = String(revealed.seed || "");
       let hashed = null;
       try { hashed = await commitmentOf(seedHex); seed = seedHex; } catch { seed = null; }
       if (seed === null || hashed !== committed) {
-        this.f.fail("commitment", settled.version, `the seed revealed for deal ${deal.deal} does not match its commitment`);
+        this.f.fail("commitment", settled.version, "seed_commitment", { deal: deal.deal }, `the seed revealed for deal ${deal.deal} does not match its commitment`);
       } else if (revealed.commitment !== committed) {
-        this.f.fail("commitment", settled.version, `deal ${deal.deal}'s revealed commitment differs from the one at the deal`);
+        this.f.fail("commitment", settled.version, "revealed_commitment", { deal: deal.deal }, `deal ${deal.deal}'s revealed commitment differs from the one at the deal`);
       } else if (start.seed !== undefined && start.seed !== seedHex) {
-        this.f.fail("commitment", deal.start.version, `the seed recorded at deal ${deal.deal} is not the one revealed`);
+        this.f.fail("commitment", deal.start.version, "seed_recorded", { deal: deal.deal }, `the seed recorded at deal ${deal.deal} is not the one revealed`);
       } else if (deal.drawn && (deal.drawn.data || {}).seed !== seedHex) {
-        this.f.fail("commitment", deal.drawn.version, "the seed drawn in advance is not the one revealed");
+        this.f.fail("commitment", deal.drawn.version, "seed_drawn", {}, "the seed drawn in advance is not the one revealed");
       }
     }
     if (!dealt) {
-      this.f.fail("deck", deal.start.version, `deal ${deal.deal} has no cards_dealt`);
+      this.f.fail("deck", deal.start.version, "no_cards_dealt", { deal: deal.deal }, `deal ${deal.deal} has no cards_dealt`);
       return report;
     }
     const d = dealt.data;
     if (algorithm !== V1 && algorithm !== V2) {
-      this.f.fail("deck", dealt.version, `unknown deck algorithm ${algorithm}`);
+      this.f.fail("deck", dealt.version, "unknown_algorithm", { algorithm }, `unknown deck algorithm ${algorithm}`);
       return report;
     }
     if (seed === null || seed.length !== 64) {
-      this.f.fail("deck", dealt.version, "no valid seed to rebuild the deck from");
+      this.f.fail("deck", dealt.version, "no_seed", {}, "no valid seed to rebuild the deck from");
       return report;
     }
     const order = algorithm === V2
@@ -827,14 +903,14 @@ class Replay {
     const cards = d.cards || {};
     const seats = Object.keys(cards).map(Number).sort((a, b) => a - b);
     if (JSON.stringify(seats) !== JSON.stringify([...deal.participants].sort((a, b) => a - b)) || n < 2 || n > 10) {
-      this.f.fail("deck", dealt.version, `cards dealt to seats ${JSON.stringify(seats)}; the deal's players are ${JSON.stringify(deal.participants)}`);
+      this.f.fail("deck", dealt.version, "seats_mismatch", { deal: deal.deal }, `cards dealt to seats ${JSON.stringify(seats)}; the deal's players are ${JSON.stringify(deal.participants)}`);
       return report;
     }
     deal.participants.forEach((seat, i) => {
       const right = [order[i], order[n + i], order[2 * n + i]];
       const got = cards[String(seat)];
       if (JSON.stringify(got) !== JSON.stringify(right)) {
-        this.f.fail("deck", dealt.version, `seat ${seat} got ${got.join(" ")}; the ${algorithm} deck puts ${right.join(" ")} there`);
+        this.f.fail("deck", dealt.version, "wrong_cards", { seat, cards: got, expected: right }, `seat ${seat} got ${got.join(" ")}; the ${algorithm} deck puts ${right.join(" ")} there`);
       }
     });
     return report;

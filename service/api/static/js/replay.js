@@ -17,6 +17,7 @@ import { resultPanel } from "./panels.js";
 import { crossCheck, dealStarts, openView, scoringOf } from "./replaydata.js";
 import { controls, keyAction } from "./replayctl.js";
 import { checksBlock, handNames, stepItem, stepText } from "./replaylog.js";
+import { keepInSight } from "./stepsight.js";
 
 const STEP_MS = 1000; // one step a second at 1x
 
@@ -161,10 +162,7 @@ export class ReplayScreen {
     this.items[before]?.removeAttribute("aria-current");
     this.items[at].classList.add("current");
     this.items[at].setAttribute("aria-current", "step");
-    const top = this.items[at].offsetTop - this.list.offsetTop;
-    if (top < this.list.scrollTop || top > this.list.scrollTop + this.list.clientHeight - 40) {
-      this.list.scrollTop = Math.max(0, top - this.list.clientHeight / 3);
-    }
+    keepInSight(this.list, this.items[at], this.bar.root);
     // The result panel is laid out once, and shown (not laid out again) at the settlement.
     this.resultSlot.dataset.shown = String(step.event.type === "hand_settled");
     this.bar.paint({ index: at, playing: this.timer !== null, speed: this.speed,

@@ -103,6 +103,7 @@ export async function crossCheck(steps, doc) {
     out.trace = await traceExport(doc);
   } catch (err) {
     out.problem = err.message;
+    out.refused = { code: err.code, params: err.params }; // the screens word it (fairwords.js)
     return out;
   }
   const byVersion = new Map(out.trace.map((s) => [s.version, s]));

@@ -5,6 +5,7 @@
 import { h, who } from "./dom.js";
 import { chips, list, num, t, tNodes } from "./i18n.js";
 import { checkName } from "./audit.js";
+import { reasonText, refusedText } from "./fairwords.js";
 import { eventLine, outcome } from "./panels.js";
 import { stepAt } from "./replaydata.js";
 
@@ -66,7 +67,7 @@ function markLines(mark, names) {
   for (const f of mark.failures) {
     out.push(h("li", { class: "broke", dataset: { check: f.check } },
       h("strong", {}, t("replay.broke", { check: checkName(f.check) })), " ",
-      h("span", { lang: "en", dir: "ltr" }, f.reason)));
+      h("span", { class: "reason", dataset: { code: f.code ?? "" } }, reasonText(f, names))));
   }
   return out;
 }
@@ -98,7 +99,7 @@ export function checksBlock(own, onPick, steps) {
     return h("section", { class: "panel replay-checks bad", id: "replay-checks",
       dataset: { verified: "false" } },
     h("p", {}, own.problem === "no_crypto" ? t("audit.no_crypto", { api: "WebCrypto" })
-      : t("audit.malformed", { reason: own.problem })));
+      : t("audit.malformed", { reason: refusedText(own.refused) })));
   }
   const ok = own.verdict.ok && own.marks.every((m) => !m.diffs.length) && !own.extra.length;
   return h("section", { class: `panel replay-checks ${ok ? "ok" : "bad"}`, id: "replay-checks",
