@@ -190,6 +190,7 @@ def _tournaments() -> tuple[JSON, JSON]:
         "table_id": {"type": ["string", "null"]}, "version": {"type": "integer"},
         "ante": {"type": "integer"}, "created_by": {"type": "integer"},
         "fill_by": {"type": "number"}, "pool": {"type": "integer"}, "prize_table": ints,
+        "next_level_at": {"type": ["number", "null"]},
         "players": {"type": "array", "items": {"type": "object", "properties": {
             "user_id": {"type": "integer"}, "name": {"type": "string"},
             "place": {"type": ["integer", "null"]}, "prize": {"type": ["integer", "null"]}}}}}}
@@ -206,7 +207,8 @@ def _tournaments() -> tuple[JSON, JSON]:
                        _json(page)),
             "post": _op("Create a Sit & Go: seats 2-10 (one table; it starts when full), the "
                         "buy-in (play chips into the prize pool), the starting stack "
-                        "(tournament chips), the ante by level, hands per level, prize "
+                        "(tournament chips), the ante by level, its schedule (exactly one "
+                        "of hands_per_level 1-10000 or minutes_per_level 1-240), prize "
                         "percents (default 100 under 6 players, 65/35 from 6; must sum to "
                         "100), fill_seconds (not full by then: cancelled and refunded); "
                         "400 invalid_settings", _json({"type": "object", "properties": {

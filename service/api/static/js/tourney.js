@@ -10,7 +10,14 @@ import {
 } from "./tourneyparts.js";
 
 const CHECKS = [["chain", "tourney.check_chain"], ["eliminations", "tourney.check_eliminations"],
-  ["places", "tourney.check_places"], ["prizes", "tourney.check_prizes"]];
+  ["levels", "tourney.check_levels"], ["places", "tourney.check_places"],
+  ["prizes", "tourney.check_prizes"]];
+
+/** "Ante rises every 10 minutes" (or "every 5 hands"): the schedule that governs. */
+export function scheduleText(s) {
+  return s.minutes_per_level > 0 ? t("tourney.rises_minutes", { count: s.minutes_per_level })
+    : t("tourney.rises_hands", { count: s.hands_per_level });
+}
 
 function fact(label, value, key) {
   return h("div", { class: "fact", dataset: { fact: key } }, h("dt", {}, label), h("dd", {}, value));
@@ -95,6 +102,7 @@ export class TournamentScreen {
     return h("div", { class: "panel t-head" },
       h("div", { class: "t-title" }, h("h2", {}, h("bdi", {}, s.name)), statusBadge(tn.status)),
       h("dl", { class: "facts" }, facts),
+      h("p", { class: "muted t-schedule" }, scheduleText(s)),
       this.mine && tn.status === "registering"
         && h("p", { class: "badge mine" }, t("tourney.you_registered")),
       tn.status === "cancelled" && h("p", { class: "muted" }, t("tourney.cancelled_note")),
@@ -152,7 +160,9 @@ export class TournamentScreen {
       h("dl", { class: "facts" },
         fact(t("tourney.form_stack"), num(s.stack), "stack"),
         fact(t("tourney.antes_label"), s.antes.map((a) => num(a)).join(" → "), "antes"),
-        fact(t("tourney.form_hands"), num(s.hands_per_level), "hands"),
+        s.minutes_per_level > 0
+          ? fact(t("tourney.form_minutes"), num(s.minutes_per_level), "minutes")
+          : fact(t("tourney.form_hands"), num(s.hands_per_level), "hands"),
         s.turn_seconds && fact(t("tourney.form_turn"), num(s.turn_seconds), "turn")),
       h("p", { class: "muted" }, t("tourney.table_rules")));
   }
