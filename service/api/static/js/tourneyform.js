@@ -110,13 +110,14 @@ export function tournamentForm(app) {
     field(t("tourney.form_seats"), inputs.seats),
     field(t("tourney.form_buy_in"), inputs.buy_in),
     field(t("tourney.form_stack"), inputs.stack),
-    field(t("tourney.form_schedule"), schedule),
-    h("label", { class: "field" }, everyLabel, inputs.every)),
+    field(t("tourney.form_turn"), inputs.turn_seconds)),
+  // the schedule's choice takes the whole row: its options are phrases, not numbers
+  field(t("tourney.form_schedule"), schedule),
+  h("div", { class: "grid" },
+    h("label", { class: "field" }, everyLabel, inputs.every),
+    field(t("tourney.form_fill"), inputs.fill_minutes)),
   field(t("tourney.form_antes"), antes, t("tourney.form_antes_hint")),
   field(t("tourney.form_prizes"), prizes, t("tourney.form_prizes_hint")),
-  h("div", { class: "grid" },
-    field(t("tourney.form_fill"), inputs.fill_minutes),
-    field(t("tourney.form_turn"), inputs.turn_seconds)),
   problem, submit);
   return h("details", { class: "panel t-create-box", id: "t-create" },
     h("summary", { dataset: { action: "create-open" } }, t("tourney.form_open")), form);
