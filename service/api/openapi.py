@@ -227,8 +227,8 @@ def _tournaments() -> tuple[JSON, JSON]:
             "not_registered", _json(_ref("Tournament")), params=[tid])},
         "/api/tournaments/{tournament_id}/audit": {"get": _op(
             "The standings verified from the tournament's own events: chain, each "
-            "elimination against the table's hand where the stack reached 0, places, prizes "
-            "= pool by the prize table", _json(audit), params=[tid])},
+            "elimination against the table's hand where the stack reached 0, the ante levels "
+            "recomputed by the schedule (levels), places, prizes = pool by the prize table", _json(audit), params=[tid])},
     }
     return paths, {**schemas_, "TournamentRow": row, "Tournament": one}
 # -- end of tournaments ----------------------------------------------------------------------
