@@ -182,7 +182,9 @@ def _tournaments() -> tuple[JSON, JSON]:
         "status": status,
         "seats": {"type": "integer"}, "registered": {"type": "integer"},
         "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]},
-        "fill_by": {"type": "number"}, "prize_table": ints}}
+        "fill_by": {"type": "number"}, "prize_table": ints,
+        "hands_per_level": {"type": ["integer", "null"]},
+        "minutes_per_level": {"type": ["integer", "null"]}}}
     one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
                                           "level", "table_id", "version"], "properties": {
         "tournament_id": {"type": "string"}, "status": status,
@@ -228,7 +230,8 @@ def _tournaments() -> tuple[JSON, JSON]:
         "/api/tournaments/{tournament_id}/audit": {"get": _op(
             "The standings verified from the tournament's own events: chain, each "
             "elimination against the table's hand where the stack reached 0, the ante levels "
-            "recomputed by the schedule (levels), places, prizes = pool by the prize table", _json(audit), params=[tid])},
+            "recomputed by the schedule (levels), places, prizes = pool by the prize table",
+            _json(audit), params=[tid])},
     }
     return paths, {**schemas_, "TournamentRow": row, "Tournament": one}
 # -- end of tournaments ----------------------------------------------------------------------

@@ -114,7 +114,7 @@ class Tournaments:
             self.tables.store.index_page(self.store.index, after=cursor or "", limit=limit)
         )
         keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id",
-                "fill_by", "prize_table")
+                "fill_by", "prize_table", "hands_per_level", "minutes_per_level")
         listed = []
         for _, value in rows:
             if value is not None:

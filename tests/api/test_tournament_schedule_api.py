@@ -1,7 +1,7 @@
 """The ante schedule over HTTP, in process on a real `TableService` and the real Redis:
 POST /api/tournaments takes exactly one of `hands_per_level` and `minutes_per_level` (both,
 neither or minutes out of 1..240: 400 `invalid_settings`, nothing created), the tournament
-answers the schedule it got, and the OpenAPI body lists both fields."""
+and its listing row answer the schedule it got, and the OpenAPI body lists both fields."""
 
 from __future__ import annotations
 
@@ -70,6 +70,10 @@ async def test_either_schedule_is_taken_and_answered(client: Client) -> None:
         assert (t["settings"]["hands_per_level"], t["settings"]["minutes_per_level"]) == (
             hands, minutes)
         assert t["next_level_at"] is None  # not started: no boundary yet
+        listed = await (await client.get("/api/tournaments", headers=auth(USER))).json()
+        row = next(r for r in listed["tournaments"]
+                   if r["tournament_id"] == created["tournament_id"])
+        assert (row["hands_per_level"], row["minutes_per_level"]) == (hands, minutes)
 
 
 def test_the_openapi_body_lists_both_schedules() -> None:

@@ -156,7 +156,7 @@ async def test_create_form_shows_the_servers_refusal_and_creates_nothing(
         await page.click("[data-action=create-tournament]")
         await page.wait_for_selector(".t-status[data-status=registering]")
         assert "Made here" in await page.inner_text(".t-head h2")
-        assert await page.inner_text(".t-schedule") == "Ante rises every 10 minutes"
+        assert await page.inner_text(".t-head .t-schedule") == "Ante rises every 10 minutes"
         mine = [t for t in (await me.ok("GET", "/api/tournaments?limit=100"))["tournaments"]
                 if t["name"] == "Made here"]
         made = await me.ok("GET", f"/api/tournaments/{mine[0]['tournament_id']}")

@@ -6,18 +6,12 @@ import { h, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, num, t } from "./i18n.js";
 import {
-  fillLeft, prizeChips, refusalText, standings, statusBadge, statusText, tourneyApi,
+  fillLeft, prizeChips, refusalText, scheduleText, standings, statusBadge, statusText, tourneyApi,
 } from "./tourneyparts.js";
 
 const CHECKS = [["chain", "tourney.check_chain"], ["eliminations", "tourney.check_eliminations"],
   ["levels", "tourney.check_levels"], ["places", "tourney.check_places"],
   ["prizes", "tourney.check_prizes"]];
-
-/** "Ante rises every 10 minutes" (or "every 5 hands"): the schedule that governs. */
-export function scheduleText(s) {
-  return s.minutes_per_level > 0 ? t("tourney.rises_minutes", { count: s.minutes_per_level })
-    : t("tourney.rises_hands", { count: s.hands_per_level });
-}
 
 function fact(label, value, key) {
   return h("div", { class: "fact", dataset: { fact: key } }, h("dt", {}, label), h("dd", {}, value));
