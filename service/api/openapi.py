@@ -175,7 +175,7 @@ def _tournaments() -> tuple[JSON, JSON]:
     tid = {"name": "tournament_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     status = {"enum": ["registering", "running", "finished", "cancelled"]}
-    ints = {"type": "array", "items": {"type": "integer"}}
+    ints, maybe = {"type": "array", "items": {"type": "integer"}}, {"type": ["integer", "null"]}
     row: JSON = {"type": "object", "required": ["tournament_id", "name", "status", "seats",
                                           "registered", "buy_in", "table_id"], "properties": {
         "tournament_id": {"type": "string"}, "name": {"type": "string"},
@@ -183,8 +183,7 @@ def _tournaments() -> tuple[JSON, JSON]:
         "seats": {"type": "integer"}, "registered": {"type": "integer"},
         "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]},
         "fill_by": {"type": "number"}, "prize_table": ints,
-        "hands_per_level": {"type": ["integer", "null"]},
-        "minutes_per_level": {"type": ["integer", "null"]}}}
+        "hands_per_level": maybe, "minutes_per_level": maybe}}
     one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
                                           "level", "table_id", "version"], "properties": {
         "tournament_id": {"type": "string"}, "status": status,
