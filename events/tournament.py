@@ -18,7 +18,11 @@ class TournamentSettings(msgspec.Struct, frozen=True, kw_only=True):
     buy_in: int  # play chips from the wallet into the prize pool
     stack: int  # tournament chips each player starts with
     antes: tuple[int, ...]  # the ante of level 1, 2, ...
-    hands_per_level: int
+    # Exactly one schedule governs: every `hands_per_level` hands, or (when
+    # `minutes_per_level` > 0, and then `hands_per_level` is 0) every that many minutes
+    # from the start. Defaults, so streams older than the time schedule decode unchanged.
+    hands_per_level: int = 0
+    minutes_per_level: int = 0
     prizes: tuple[int, ...] = ()  # percent of the pool by place; () : the default table
     fill_seconds: int = 600  # not full by then: cancelled, every buy-in refunded
     name: str = ""
@@ -59,11 +63,13 @@ class TournamentStarted(TournamentEvent, frozen=True, kw_only=True, tag="tournam
 
 
 class HandRecorded(TournamentEvent, frozen=True, kw_only=True, tag="hand_recorded"):
-    """The table settled hand `hand` at `table_version`; `stacks` after it, by user."""
+    """The table settled hand `hand` at `table_version`; `stacks` after it, by user;
+    `settled_at` the time the table's store gave its `hand_settled` (0.0: older streams)."""
 
     table_version: int
     hand: int
     stacks: dict[int, int]
+    settled_at: float = 0.0
 
 
 class PlayerEliminated(TournamentEvent, frozen=True, kw_only=True, tag="player_eliminated"):
@@ -74,6 +80,9 @@ class PlayerEliminated(TournamentEvent, frozen=True, kw_only=True, tag="player_e
 
 
 class LevelRaised(TournamentEvent, frozen=True, kw_only=True, tag="level_raised"):
+    """One per level reached (several time boundaries passed in one hand: one each, in
+    order, after the same hand), so a stream's levels run 2, 3, ... without a gap."""
+
     level: int  # 1-based
     ante: int
     after_hands: int

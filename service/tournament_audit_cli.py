@@ -1,8 +1,9 @@
 """`svara audit --tournament ID [--json]`: a tournament's standings verified from its own
-events (chain, each elimination against the table's hand where the stack reached 0, places,
-prizes = pool by the prize table), read from the store at `REDIS_URL` (namespace
-`SVARA_NAMESPACE`). Exit status as `svara audit`: 0 verified, 1 a check failed, 2 bad
-arguments, an unknown tournament or an unreachable store."""
+events (chain, each elimination against the table's hand where the stack reached 0, the ante
+levels recomputed by the schedule's rule, places, prizes = pool by the prize table), read
+from the store at `REDIS_URL` (namespace `SVARA_NAMESPACE`). Exit status as `svara audit`:
+0 verified, 1 a check failed, 2 bad arguments, an unknown tournament or an unreachable
+store."""
 
 from __future__ import annotations
 

@@ -175,14 +175,15 @@ def _tournaments() -> tuple[JSON, JSON]:
     tid = {"name": "tournament_id", "in": "path", "required": True,
            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"}}
     status = {"enum": ["registering", "running", "finished", "cancelled"]}
-    ints = {"type": "array", "items": {"type": "integer"}}
+    ints, maybe = {"type": "array", "items": {"type": "integer"}}, {"type": ["integer", "null"]}
     row: JSON = {"type": "object", "required": ["tournament_id", "name", "status", "seats",
                                           "registered", "buy_in", "table_id"], "properties": {
         "tournament_id": {"type": "string"}, "name": {"type": "string"},
         "status": status,
         "seats": {"type": "integer"}, "registered": {"type": "integer"},
         "buy_in": {"type": "integer"}, "table_id": {"type": ["string", "null"]},
-        "fill_by": {"type": "number"}, "prize_table": ints}}
+        "fill_by": {"type": "number"}, "prize_table": ints,
+        "hands_per_level": maybe, "minutes_per_level": maybe}}
     one = {"type": "object", "required": ["tournament_id", "status", "settings", "players",
                                           "level", "table_id", "version"], "properties": {
         "tournament_id": {"type": "string"}, "status": status,
@@ -190,6 +191,7 @@ def _tournaments() -> tuple[JSON, JSON]:
         "table_id": {"type": ["string", "null"]}, "version": {"type": "integer"},
         "ante": {"type": "integer"}, "created_by": {"type": "integer"},
         "fill_by": {"type": "number"}, "pool": {"type": "integer"}, "prize_table": ints,
+        "next_level_at": {"type": ["number", "null"]},
         "players": {"type": "array", "items": {"type": "object", "properties": {
             "user_id": {"type": "integer"}, "name": {"type": "string"},
             "place": {"type": ["integer", "null"]}, "prize": {"type": ["integer", "null"]}}}}}}
@@ -206,7 +208,8 @@ def _tournaments() -> tuple[JSON, JSON]:
                        _json(page)),
             "post": _op("Create a Sit & Go: seats 2-10 (one table; it starts when full), the "
                         "buy-in (play chips into the prize pool), the starting stack "
-                        "(tournament chips), the ante by level, hands per level, prize "
+                        "(tournament chips), the ante by level, its schedule (exactly one "
+                        "of hands_per_level 1-10000 or minutes_per_level 1-240), prize "
                         "percents (default 100 under 6 players, 65/35 from 6; must sum to "
                         "100), fill_seconds (not full by then: cancelled and refunded); "
                         "400 invalid_settings", _json({"type": "object", "properties": {
@@ -225,8 +228,9 @@ def _tournaments() -> tuple[JSON, JSON]:
             "not_registered", _json(_ref("Tournament")), params=[tid])},
         "/api/tournaments/{tournament_id}/audit": {"get": _op(
             "The standings verified from the tournament's own events: chain, each "
-            "elimination against the table's hand where the stack reached 0, places, prizes "
-            "= pool by the prize table", _json(audit), params=[tid])},
+            "elimination against the table's hand where the stack reached 0, the ante levels "
+            "recomputed by the schedule (levels), places, prizes = pool by the prize table",
+            _json(audit), params=[tid])},
     }
     return paths, {**schemas_, "TournamentRow": row, "Tournament": one}
 # -- end of tournaments ----------------------------------------------------------------------

@@ -26,16 +26,22 @@ class CreateTournamentBody(msgspec.Struct, frozen=True, kw_only=True, forbid_unk
     buy_in: Small
     stack: Small
     antes: Annotated[list[Small], msgspec.Meta(min_length=1, max_length=50)]
-    hands_per_level: Small
+    # the ante schedule: exactly one of the two (both or neither: 400 invalid_settings)
+    hands_per_level: Small | None = None
+    minutes_per_level: Small | None = None
     prizes: Annotated[list[Small], msgspec.Meta(max_length=10)] = []
     fill_seconds: Small = 600
     name: Annotated[str, msgspec.Meta(max_length=64)] = ""
     turn_seconds: Annotated[int, msgspec.Meta(ge=5, le=600)] = 15
 
     def settings(self) -> TournamentSettings:
+        if (self.hands_per_level is None) == (self.minutes_per_level is None):
+            raise ApiError(400, "invalid_settings",
+                           "give exactly one of hands_per_level or minutes_per_level")
         return TournamentSettings(
             seats=self.seats, buy_in=self.buy_in, stack=self.stack, antes=tuple(self.antes),
-            hands_per_level=self.hands_per_level, prizes=tuple(self.prizes),
+            hands_per_level=self.hands_per_level or 0,
+            minutes_per_level=self.minutes_per_level or 0, prizes=tuple(self.prizes),
             fill_seconds=self.fill_seconds, name=self.name.strip(),
             turn_seconds=self.turn_seconds,
         )

@@ -31,7 +31,10 @@ def render_card(tournament: dict[str, Any]) -> str:
     s = tournament["settings"]
     about = [
         tt.tournament_title(s["name"]),
-        tt.tournament_terms(s["seats"], s["buy_in"], s["stack"], s["hands_per_level"]),
+        tt.tournament_terms(
+            s["seats"], s["buy_in"], s["stack"], s["hands_per_level"],
+            s.get("minutes_per_level", 0),
+        ),
     ]
     status = tournament["status"]
     if status == "registering":

@@ -36,7 +36,13 @@ def tournament_title(name: str) -> str:
     return f"🏆 {name}"  # the name says it all (by default "Sit & Go <id>")
 
 
-def tournament_terms(seats: int, buy_in: int, stack: int, hands: int) -> str:
+def tournament_terms(seats: int, buy_in: int, stack: int, hands: int, minutes: int = 0) -> str:
+    """The terms; `minutes` > 0: the ante rises by time (then `hands` is not used)."""
+    if minutes > 0:
+        return _(
+            "Seats: {seats}. Buy-in: {buy_in} play chips. Starting stack: {stack} tournament "
+            "chips. Minutes per ante level: {minutes}."
+        ).format(seats=seats, buy_in=buy_in, stack=stack, minutes=minutes)
     return _(
         "Seats: {seats}. Buy-in: {buy_in} play chips. Starting stack: {stack} tournament "
         "chips. Hands per ante level: {hands}."

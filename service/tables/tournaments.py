@@ -82,6 +82,8 @@ def summary(state: TournamentState) -> JSON:
         "seats": state.settings.seats,
         "registered": len(state.entries),
         "buy_in": state.settings.buy_in,
+        "hands_per_level": s.hands_per_level,
+        "minutes_per_level": s.minutes_per_level,
         "table_id": state.table_id,
         "fill_by": state.fill_deadline,
         "prize_table": list(prize_table(s, len(state.players) or s.seats)),

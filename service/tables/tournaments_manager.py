@@ -19,8 +19,10 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from events.codec import decode_table_event
+from events.store.base import StoredEvent
 from events.table import HandSettled, HandStarted, TableEvent
 from events.tournament import TournamentSettings
 from service.game.commands import ChangeAnte, CreateTable, SeatPlayers
@@ -47,19 +49,26 @@ def table_settings(s: TournamentSettings) -> TableSettings:
     )
 
 
-def hands_after(
-    events: Sequence[TableEvent], first_version: int
-) -> list[tuple[int, int, dict[int, int], dict[int, int]]]:
-    """(version, hand, stacks after, stacks at its start) of every settled hand, by user."""
+class SettledHand(NamedTuple):
+    version: int  # the table version of its `hand_settled`
+    hand: int
+    stacks: dict[int, int]  # after it, by user
+    start: dict[int, int]  # at its start, by user
+    at: float  # when the table's store recorded its `hand_settled`
+
+
+def hands_after(stored: Sequence[StoredEvent]) -> list[SettledHand]:
+    """Every settled hand of a table's stream, read from its first event."""
     out = []
     state: TableState | None = None
     start: dict[int, int] = {}
-    for offset, event in enumerate(events):
+    for entry in stored:
+        event: TableEvent = decode_table_event(entry.data)
         state = evolve(state, event)
         if isinstance(event, HandStarted):
             start = _stacks(state)
         elif isinstance(event, HandSettled):
-            out.append((first_version + offset, event.number, _stacks(state), start))
+            out.append(SettledHand(entry.version, event.number, _stacks(state), start, entry.at))
     return out
 
 
@@ -201,18 +210,19 @@ class TournamentManager:
             await self.ensure_table(state)
         elif head <= state.table_version:  # nothing new since the last hand recorded
             return await self.sync_ante(state)
-        stored = await self.repo.store.read(stream)
-        events = [decode_table_event(e.data) for e in stored]
         after: TournamentState | None = state
-        for version, hand, stacks, start in hands_after(events, 1):
-            if after is None or after.status != "running" or version <= after.table_version:
+        for hand in hands_after(await self.repo.store.read(stream)):
+            if after is None or after.status != "running" or hand.version <= after.table_version:
                 continue
+            # the hand's own settle time (the table store's), so every replica and every
+            # catch-up decide the same level whenever they get to it
             record = td.RecordHand(
-                table_version=version, hand=hand, stacks=stacks, start_stacks=start, now=0.0
+                table_version=hand.version, hand=hand.hand, stacks=hand.stacks,
+                start_stacks=hand.start, settled_at=hand.at, now=hand.at,
             )
             after = await self.t.execute(
                 state.tournament_id, lambda r=record: r,  # type: ignore[misc]
-                action_id=f"hand:{state.tournament_id}:{version}",
+                action_id=f"hand:{state.tournament_id}:{hand.version}",
             )
         if after is not None and after.status == "running":
             await self.sync_ante(after)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 from events.tournament import TournamentSettings
 from service.game.commands import Leave
 from service.game.errors import GameError
+from service.game.tournament.levels import next_level_at
 from service.game.tournament.state import TournamentState, prize_table
 from service.tables.errors import as_service_error
 from service.tables.facade import JSON, ServiceError, User
@@ -36,7 +37,8 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
     s = state.settings
     settings = {
         "seats": s.seats, "buy_in": s.buy_in, "stack": s.stack, "antes": list(s.antes),
-        "hands_per_level": s.hands_per_level, "prizes": list(s.prizes),
+        "hands_per_level": s.hands_per_level, "minutes_per_level": s.minutes_per_level,
+        "prizes": list(s.prizes),
         "fill_seconds": s.fill_seconds, "name": summary(state)["name"],
         "turn_seconds": s.turn_seconds,
     }
@@ -58,6 +60,10 @@ def tournament_json(state: TournamentState, version: int) -> JSON:
         # it will pay, not what it would pay with the entries so far
         "pool": state.collected,
         "prize_table": list(prize_table(s, len(state.players) or s.seats)),
+        # by time, running: when the next boundary falls (the first hand settled from then
+        # raises the ante); None otherwise
+        "next_level_at": next_level_at(s, level=state.level, started_at=state.started_at)
+        if state.status == "running" else None,
     }
 
 
@@ -111,7 +117,7 @@ class Tournaments:
             self.tables.store.index_page(self.store.index, after=cursor or "", limit=limit)
         )
         keys = ("tournament_id", "name", "status", "seats", "registered", "buy_in", "table_id",
-                "fill_by", "prize_table")
+                "fill_by", "prize_table", "hands_per_level", "minutes_per_level")
         listed = []
         for _, value in rows:
             if value is not None:

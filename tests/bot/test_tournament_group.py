@@ -1,8 +1,8 @@
 """A group's tournament: /tournament in a group opens a Sit & Go that records the group, its
 card's Register button registers whoever taps it, and when it ends the group gets its final
 standings once, also with two replicas both told of the end; /start tournament_<id> answers
-with the card. The real TableService on the real Redis, real aiogram against the fake Bot
-API."""
+with the card (one whose ante rises by minutes says so, in every language). The real
+TableService on the real Redis, real aiogram against the fake Bot API."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from events.tournament import PrizesPaid
+from events.tournament import PrizesPaid, TournamentSettings
 from service.bot import tournament_texts as tt
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.tournament_cards import TournamentJoin, render_card
@@ -178,3 +178,23 @@ async def test_bad_arguments_and_a_private_chat_are_told_how_to_use_it(
     await fake_api.wait_for("sendMessage", lambda c: to_chat(ana.id)(c)
                             and c.params["text"] == say("bg", tt.tournament_private), within=10)
     assert (await live.service.tournaments.list())["tournaments"] == []  # none was opened
+
+
+@pytest.mark.parametrize("language", ["ru", "bg", "de", "tr", "ar", "en"])
+async def test_a_card_by_minutes_says_minutes_per_ante_level(
+    live: Live, fake_api: FakeBotAPI, language: str
+) -> None:
+    ana, = people(language)
+    settings = TournamentSettings(seats=3, buy_in=10, stack=50, antes=(5, 10),
+                                  minutes_per_level=10)
+    tid = await live.service.tournaments.create(ana, settings)
+    fake_api.push_update(message_update(f"/start tournament_{tid}", user_id=ana.id,
+                                        language_code=language))
+    answer = await fake_api.wait_for(
+        "sendMessage", lambda c: to_chat(ana.id)(c) and "reply_markup" in c.params, within=10)
+    terms = say(language, tt.tournament_terms, 3, 10, 50, 0, 10)
+    assert terms in answer.params["text"] and "10" in terms
+    assert terms != say(language, tt.tournament_terms, 3, 10, 50, 10)  # not the hands' line
+    assert (terms == tt.tournament_terms(3, 10, 50, 0, 10)) == (language == "en")  # translated
+    card = await live.service.tournaments.get(tid)
+    assert answer.params["text"] == say(language, render_card, card)

@@ -1,9 +1,10 @@
-"""A Hypothesis machine over the pure tournament decider: random sizes, ante schedules,
-prize tables, registrations, unregistrations, fill timeouts and hands (an abstract hand
-result: chips move between the players still in, some bust), with repeated and stale
-commands. After every step: fold(events) == the live state, play chips are conserved
-(wallets + pool = grants), a refusal emits nothing; at the end exactly one winner, places
-1..N once each and prizes = the pool by the prize table."""
+"""A Hypothesis machine over the pure tournament decider: random sizes, ante schedules (by
+hands or by minutes, hands settled at random times), prize tables, registrations,
+unregistrations, fill timeouts and hands (an abstract hand result: chips move between the
+players still in, some bust), with repeated and stale commands. After every step:
+fold(events) == the live state, play chips are conserved (wallets + pool = grants), the
+level is the schedule's (counted here by its own formula), a refusal emits nothing; at the
+end exactly one winner, places 1..N once each and prizes = the pool by the prize table."""
 
 from __future__ import annotations
 
@@ -14,19 +15,27 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from events.tournament import AnyTournamentEvent, TournamentSettings
+from events.tournament import (
+    AnyTournamentEvent,
+    HandRecorded,
+    LevelRaised,
+    TournamentFinished,
+    TournamentSettings,
+)
 from service.game.errors import GameError
 from service.game.tournament import decide, fold
 from service.game.tournament import decider as td
+from service.game.tournament.levels import next_level_at
 from service.game.tournament.state import TournamentState, prize_amounts, prize_table
 
 GRANT = 1000
 REACHED: Counter[str] = Counter()  # statuses seen, so the run proves it reached every end
+RAISED: Counter[str] = Counter()  # levels raised by each schedule, and several in one hand
 USERS = list(range(1, 13))
 
 
 @st.composite
-def tournament_settings(draw: st.DrawFn) -> TournamentSettings:
+def tournament_settings(draw: st.DrawFn, by_time: bool = False) -> TournamentSettings:
     seats = draw(st.integers(2, 10))
     stack = draw(st.integers(5, 200))
     antes = tuple(draw(st.lists(st.integers(1, stack), min_size=1, max_size=5)))
@@ -39,7 +48,9 @@ def tournament_settings(draw: st.DrawFn) -> TournamentSettings:
         prizes = tuple(b - a for a, b in pairwise(bounds))
     return TournamentSettings(
         seats=seats, buy_in=draw(st.integers(1, 300)), stack=stack, antes=antes,
-        hands_per_level=draw(st.integers(1, 4)), prizes=prizes, fill_seconds=120,
+        hands_per_level=0 if by_time else draw(st.integers(1, 4)),
+        minutes_per_level=draw(st.integers(1, 3)) if by_time else 0,
+        prizes=prizes, fill_seconds=120,
     )
 
 
@@ -127,11 +138,24 @@ class TournamentMachine(RuleBasedStateMachine):
                 stacks[u] -= lost
                 stacks[winner] += lost
         self.table_version += data.draw(st.integers(1, 12))
+        # whole seconds, so the oracle's floor is exact; sometimes exactly on the boundary
+        boundary = next_level_at(st_.settings, level=st_.level, started_at=st_.started_at)
+        if boundary is not None and data.draw(st.booleans()):
+            self.now = max(self.now, boundary)
+        else:
+            self.now += data.draw(st.integers(0, 400))
         record = td.RecordHand(
             table_version=self.table_version, hand=st_.hands + 1, stacks=stacks,
-            start_stacks=start, now=self.now,
+            start_stacks=start, now=self.now, settled_at=self.now,
         )
+        level = st_.level
         assert self._run(record)
+        assert self.state is not None
+        if self.state.level > level:
+            kind = "minutes" if st_.settings.minutes_per_level else "hands"
+            RAISED[kind] += 1
+            RAISED["several_at_once"] += self.state.level - level > 1
+            RAISED["exactly_at_the_boundary"] += self.now == boundary
         before = self.state
         assert decide(before, record) == []  # the same hand again: recorded once
         stale = td.RecordHand(table_version=1, hand=1, stacks=stacks, start_stacks=start,
@@ -142,6 +166,27 @@ class TournamentMachine(RuleBasedStateMachine):
     @invariant()
     def folds_to_the_live_state(self) -> None:
         assert fold(self.events) == self.state
+
+    @invariant()
+    def level_follows_the_schedule(self) -> None:
+        """Counted apart from the decider: levels 2.. once each, in order, and the level is
+        1 + (hands, or whole periods since the start at the last hand dealt on after)."""
+        st_ = self.state
+        assert st_ is not None
+        s = st_.settings
+        finished = {e.table_version for e in self.events if isinstance(e, TournamentFinished)}
+        dealt_on = [e for e in self.events
+                    if isinstance(e, HandRecorded) and e.table_version not in finished]
+        if s.minutes_per_level:
+            periods = int((dealt_on[-1].settled_at - st_.started_at) // (s.minutes_per_level * 60)
+                          ) if dealt_on else 0
+        else:
+            periods = len(dealt_on) // s.hands_per_level
+        assert st_.level == min(len(s.antes), 1 + periods)
+        raised = [e.level for e in self.events if isinstance(e, LevelRaised)]
+        assert raised == list(range(2, st_.level + 1))
+        assert all(e.ante == s.antes[e.level - 1] for e in self.events
+                   if isinstance(e, LevelRaised))
 
     @invariant()
     def play_chips_are_conserved(self) -> None:
@@ -173,13 +218,35 @@ class TournamentMachine(RuleBasedStateMachine):
         assert st_.prizes == prize_amounts(pool, prize_table(st_.settings, n), st_.places)
 
 
+class TimedTournamentMachine(TournamentMachine):
+    """The same machine, every tournament's ante rising by minutes."""
+
+    @initialize(s=tournament_settings(by_time=True))
+    def create(self, s: TournamentSettings) -> None:
+        super().create(s)
+
+
 TournamentMachine.TestCase.settings = settings(
     max_examples=200, stateful_step_count=80, deadline=None, derandomize=True
+)
+TimedTournamentMachine.TestCase.settings = settings(
+    max_examples=150, stateful_step_count=80, deadline=None, derandomize=True
 )
 
 
 def test_tournament_machine() -> None:
     REACHED.clear()
+    RAISED.clear()
     TournamentMachine.TestCase("runTest").runTest()
     # derandomized: a fact about the code, not luck
     assert {"registering", "running", "finished", "cancelled"} <= set(REACHED), REACHED
+    assert RAISED["hands"], RAISED
+
+
+def test_tournament_machine_by_minutes() -> None:
+    REACHED.clear()
+    RAISED.clear()
+    TimedTournamentMachine.TestCase("runTest").runTest()
+    assert {"registering", "running", "finished", "cancelled"} <= set(REACHED), REACHED
+    assert all(RAISED[k] for k in ("minutes", "several_at_once",
+                                   "exactly_at_the_boundary")), RAISED

@@ -1,6 +1,7 @@
 """The competition screens in Russian and Arabic (right to left), Telegram's light and dark
-themes, at 390x844: the Tournaments tab, a finished tournament (standings, prizes, audit),
-a profile and the leaders. Each is laid out for a phone (no sideways scrolling, tap targets
+themes, at 390x844: the Tournaments tab and its create form (the ante by minutes chosen), a
+finished tournament (standings, prizes, audit), one filling whose ante rises by minutes, a
+profile and the leaders. Each is laid out for a phone (no sideways scrolling, tap targets
 and names big enough) and photographed (`SVARA_SHOTS` keeps the pictures)."""
 
 from __future__ import annotations
@@ -39,13 +40,15 @@ async def scene(server: Server) -> dict[str, Any]:
         for p in (a, b):
             await register(p, done)
         await play_out([a, b], done, loser=b.user_id)
-        filling = await create(b, seats=6, buy_in=50, name="Weekend 6-max")
+        filling = await create(b, seats=6, buy_in=50, name="Weekend 6-max",
+                               hands_per_level=None, minutes_per_level=10)
         await register(b, filling)
         await register(me, filling)
         running = await create(b, name="Heads-up")
         await register(b, running)
         await register(me, running)
-        SCENE.update(me=me.user_id, done=done, table=(await tournament(me, running))["table_id"])
+        seat_at = (await tournament(me, running))["table_id"]
+        SCENE.update(me=me.user_id, done=done, filling=filling, table=seat_at)
     return SCENE
 
 
@@ -65,6 +68,11 @@ async def test_competition_screens(server: Server, browser: Contexts, shots: Pat
     await page.wait_for_selector("#t-finished .standing")
     await laid_out(page, lang)
     await snap_as_is(page, shots, f"tournaments-{lang}-{theme}")
+    await page.click("[data-action=create-open]")
+    await page.select_option(".t-create select[name=schedule]", "minutes")
+    await page.locator(".t-create select[name=schedule]").scroll_into_view_if_needed()
+    await laid_out(page, lang)
+    await snap_as_is(page, shots, f"tournament-create-{lang}-{theme}")
     await page.click(f".t-row[data-tournament='{s['done']}'] [data-action=details]")
     await page.wait_for_selector("#t-audit[data-verified=true]")
     await laid_out(page, lang)
@@ -85,4 +93,9 @@ async def test_competition_screens(server: Server, browser: Contexts, shots: Pat
     await page.wait_for_selector("#t-strip")
     await page.wait_for_selector(".felt .seat.me")
     await snap_as_is(page, shots, f"tourney-table-{lang}-{theme}")
+    await page.goto(f"{server.url}/?screen=tournament&id={s['filling']}"
+                    + page.url[page.url.index("#"):])
+    await page.wait_for_selector(".t-schedule")
+    await laid_out(page, lang)
+    await snap_as_is(page, shots, f"tournament-by-minutes-{lang}-{theme}")
     assert page.errors == []  # type: ignore[attr-defined]

@@ -2,7 +2,8 @@
 registering and unregistering move the seat count and the wallet, a refusal says why in the
 player's language and changes nothing, a full tournament starts and its table opens (to
 play, and to watch), a finished one shows its standings and its audit, and the create form
-shows the server's refusal of its settings."""
+shows the server's refusal of its settings, then creates one whose ante rises by minutes
+("Ante rises every 10 minutes")."""
 
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ async def test_finished_shows_standings_prizes_and_the_audit(
         assert "Winner" in lines[0] and "+200" in lines[0], lines
         assert "Loser" in lines[1], lines
         await page.wait_for_selector("#t-audit[data-verified=true]")
-        assert await page.locator("#t-audit .checks li.ok").count() == 4
+        assert await page.locator("#t-audit .checks li.ok").count() == 5  # levels too
         prizes = await page.locator("#t-prizes tr").all_inner_texts()
         assert len(prizes) == 1 and "100%" in prizes[0] and "200" in prizes[0], prizes
 
@@ -152,9 +153,17 @@ async def test_create_form_shows_the_servers_refusal_and_creates_nothing(
         assert len((await me.ok("GET", "/api/tournaments?limit=100"))["tournaments"]) == listed
         await page.fill(".t-create input[name=seats]", "3")
         await page.fill(".t-create input[name=name]", "Made here")
+        await page.select_option(".t-create select[name=schedule]", "minutes")
+        await page.fill(".t-create input[name=every]", "10")
         await page.click("[data-action=create-tournament]")
         await page.wait_for_selector(".t-status[data-status=registering]")
         assert "Made here" in await page.inner_text(".t-head h2")
+        assert await page.inner_text(".t-head .t-schedule") == "Ante rises every 10 minutes"
+        mine = [t for t in (await me.ok("GET", "/api/tournaments?limit=100"))["tournaments"]
+                if t["name"] == "Made here"]
+        made = await me.ok("GET", f"/api/tournaments/{mine[0]['tournament_id']}")
+        assert (made["settings"]["minutes_per_level"], made["settings"]["hands_per_level"]) == (
+            10, 0)
 
 
 async def test_a_tournament_link_opens_its_screen_and_back_leads_to_the_lobby(

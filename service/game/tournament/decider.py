@@ -27,6 +27,7 @@ from events.tournament import (
 )
 from service.game.errors import GameError
 from service.game.settings import MAX_ANTE, MAX_CHIPS
+from service.game.tournament.levels import levels_due
 from service.game.tournament.state import TournamentState, prize_amounts, prize_table
 
 
@@ -58,12 +59,14 @@ class Start(TournamentCommand, frozen=True, kw_only=True):
 
 class RecordHand(TournamentCommand, frozen=True, kw_only=True):
     """The table settled `hand` at `table_version`: every player's stack after it and at
-    its start (who busts in one hand with the bigger starting stack places higher)."""
+    its start (who busts in one hand with the bigger starting stack places higher), and
+    when the table's store recorded its `hand_settled` (what a time schedule counts by)."""
 
     table_version: int
     hand: int
     stacks: dict[int, int]
     start_stacks: dict[int, int]
+    settled_at: float = 0.0
 
 
 class Cancel(TournamentCommand, frozen=True, kw_only=True):
@@ -78,12 +81,16 @@ AnyTournamentCommand = (
     CreateTournament | Register | Unregister | Start | RecordHand | Cancel | PayPrizes
 )
 
+# the ante schedule: exactly one of them, within its bounds
+SCHEDULES: dict[str, tuple[int, int]] = {
+    "hands_per_level": (1, 10_000),
+    "minutes_per_level": (1, 240),
+}
 # field -> (least, most)
 LIMITS: dict[str, tuple[int, int]] = {
     "seats": (2, 10),
     "buy_in": (1, MAX_CHIPS),
     "stack": (1, MAX_CHIPS // 10),
-    "hands_per_level": (1, 10_000),
     "fill_seconds": (10, 7 * 86_400),
     "turn_seconds": (5, 600),
 }
@@ -98,6 +105,13 @@ def validated(s: TournamentSettings) -> TournamentSettings:
         value = getattr(s, name)
         if type(value) is not int or not least <= value <= most:
             raise bad(f"{name} must be a whole number from {least} to {most}")
+    given = [name for name in SCHEDULES if getattr(s, name) != 0]
+    if len(given) != 1:
+        raise bad("give exactly one of hands_per_level or minutes_per_level")
+    least, most = SCHEDULES[given[0]]
+    value = getattr(s, given[0])
+    if type(value) is not int or not least <= value <= most:
+        raise bad(f"{given[0]} must be a whole number from {least} to {most}")
     if not 1 <= len(s.antes) <= 50:
         raise bad("antes must list 1 to 50 levels")
     for ante in s.antes:
@@ -228,7 +242,10 @@ def _record_hand(state: TournamentState, c: RecordHand) -> list[AnyTournamentEve
     if sum(c.stacks.values()) != total or min(c.stacks.values()) < 0:
         raise GameError("chips_not_conserved", f"the stacks must sum to {total}")
     out: list[AnyTournamentEvent] = [
-        HandRecorded(table_version=c.table_version, hand=c.hand, stacks=dict(c.stacks))
+        HandRecorded(
+            table_version=c.table_version, hand=c.hand, stacks=dict(c.stacks),
+            settled_at=c.settled_at,
+        )
     ]
     left = state.left_in()
     busted = [u for u in left if c.stacks[u] == 0]
@@ -252,10 +269,12 @@ def _record_hand(state: TournamentState, c: RecordHand) -> list[AnyTournamentEve
         ))
         return out
     hands = state.hands + 1
-    per = state.settings.hands_per_level
-    if hands % per == 0 and state.level < len(state.settings.antes):
-        level = state.level + 1
-        out.append(LevelRaised(
-            level=level, ante=state.settings.antes[level - 1], after_hands=hands
-        ))
+    due = levels_due(
+        state.settings, level=state.level, hands=hands, started_at=state.started_at,
+        settled_at=c.settled_at,
+    )
+    out.extend(
+        LevelRaised(level=level, ante=state.settings.antes[level - 1], after_hands=hands)
+        for level in due
+    )
     return out

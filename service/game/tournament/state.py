@@ -56,6 +56,7 @@ class TournamentState:
     table_version: int = 0  # the last table version recorded
     hands: int = 0
     level: int = 1
+    started_at: float = 0.0  # where a time schedule's levels count from
     paid: bool = False
     group_chat_id: int | None = None  # the Telegram group it was opened in, if any
 
@@ -112,10 +113,11 @@ def evolve(state: TournamentState | None, event: AnyTournamentEvent) -> Tourname
             entries = {k: v for k, v in state.entries.items() if k != u}
             refunds = {**state.refunds, rid: (u, amount)}
             return replace(state, entries=entries, pool=state.pool - amount, refunds=refunds)
-        case TournamentStarted(table_id=table_id, players=players):
+        case TournamentStarted(table_id=table_id, players=players, started_at=at):
             stacks = {u: state.settings.stack for u in players}
             return replace(
-                state, status="running", table_id=table_id, players=players, stacks=stacks
+                state, status="running", table_id=table_id, players=players, stacks=stacks,
+                started_at=at,
             )
         case HandRecorded(table_version=v, stacks=stacks):
             return replace(state, table_version=v, hands=state.hands + 1, stacks=dict(stacks))

@@ -8,7 +8,7 @@ import { chips, t } from "./i18n.js";
 import { lobbyTabs } from "./tabs.js";
 import { tournamentForm } from "./tourneyform.js";
 import {
-  fillLeft, inTournament, prizeLine, refusalText, standings, statusBadge, tourneyApi,
+  fillLeft, inTournament, prizeLine, refusalText, scheduleText, standings, statusBadge, tourneyApi,
 } from "./tourneyparts.js";
 
 const FINISHED_SHOWN = 5; // finished ones shown with their standings (the newest)
@@ -88,6 +88,7 @@ export class TournamentsTab {
       facts.unshift(h("span", { class: "t-seats", dataset: { registered: r.registered } },
         t("tourney.seats", { registered: r.registered, seats: r.seats })));
       facts.push(fillLeft(r.fill_by, this.app.api.clockAhead ?? 0));
+      if (scheduleText(r)) facts.push(h("span", { class: "t-schedule" }, scheduleText(r)));
       extra = h("div", { class: "t-prizes muted" }, prizeLine(r));
       actions = [mine
         ? h("button", { type: "button", class: "ghost", dataset: { action: "unregister" },
@@ -98,6 +99,7 @@ export class TournamentsTab {
       details];
     } else if (r.status === "running") {
       facts.unshift(t("tourney.players", { count: r.seats }));
+      if (scheduleText(r)) facts.push(h("span", { class: "t-schedule" }, scheduleText(r)));
       actions = [h("button", { type: "button", class: mine ? "primary" : "", dataset: {
         action: mine ? "open" : "watch" }, onclick: () => this.app.openTable(r.table_id) },
       mine ? t("tourney.open_table") : t("tourney.watch")), details];

@@ -6,11 +6,12 @@ import { h, replace, toast } from "./dom.js";
 import { errorText } from "./errors.js";
 import { chips, num, t } from "./i18n.js";
 import {
-  fillLeft, prizeChips, refusalText, standings, statusBadge, statusText, tourneyApi,
+  fillLeft, prizeChips, refusalText, scheduleText, standings, statusBadge, statusText, tourneyApi,
 } from "./tourneyparts.js";
 
 const CHECKS = [["chain", "tourney.check_chain"], ["eliminations", "tourney.check_eliminations"],
-  ["places", "tourney.check_places"], ["prizes", "tourney.check_prizes"]];
+  ["levels", "tourney.check_levels"], ["places", "tourney.check_places"],
+  ["prizes", "tourney.check_prizes"]];
 
 function fact(label, value, key) {
   return h("div", { class: "fact", dataset: { fact: key } }, h("dt", {}, label), h("dd", {}, value));
@@ -95,6 +96,7 @@ export class TournamentScreen {
     return h("div", { class: "panel t-head" },
       h("div", { class: "t-title" }, h("h2", {}, h("bdi", {}, s.name)), statusBadge(tn.status)),
       h("dl", { class: "facts" }, facts),
+      h("p", { class: "muted t-schedule" }, scheduleText(s)),
       this.mine && tn.status === "registering"
         && h("p", { class: "badge mine" }, t("tourney.you_registered")),
       tn.status === "cancelled" && h("p", { class: "muted" }, t("tourney.cancelled_note")),
@@ -154,7 +156,9 @@ export class TournamentScreen {
       h("dl", { class: "facts" },
         fact(t("tourney.form_stack"), num(s.stack), "stack"),
         fact(t("tourney.antes_label"), s.antes.map((a) => num(a)).join(" → "), "antes"),
-        fact(t("tourney.form_hands"), num(s.hands_per_level), "hands"),
+        s.minutes_per_level > 0
+          ? fact(t("tourney.form_minutes"), num(s.minutes_per_level), "minutes")
+          : fact(t("tourney.form_hands"), num(s.hands_per_level), "hands"),
         s.turn_seconds && fact(t("tourney.form_turn"), num(s.turn_seconds), "turn")),
       h("p", { class: "muted" }, t("tourney.table_rules")));
   }

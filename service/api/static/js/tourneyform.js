@@ -7,7 +7,8 @@ import { refusalText, tourneyApi } from "./tourneyparts.js";
 
 const FIELDS = {
   seats: "tourney.form_seats", buy_in: "tourney.form_buy_in", stack: "tourney.form_stack",
-  hands_per_level: "tourney.form_hands", fill_seconds: "tourney.form_fill",
+  hands_per_level: "tourney.form_hands", minutes_per_level: "tourney.form_minutes",
+  fill_seconds: "tourney.form_fill",
   turn_seconds: "tourney.form_turn",
 };
 
@@ -61,17 +62,27 @@ export function tournamentForm(app) {
   const prizes = h("input", { name: "prizes", value: "", inputmode: "numeric",
     placeholder: t("tourney.form_prizes_default") });
   const inputs = { seats: number("seats", 4), buy_in: number("buy_in", 100),
-    stack: number("stack", 1000), hands_per_level: number("hands_per_level", 5),
+    stack: number("stack", 1000), every: number("every", 5),
     fill_minutes: number("fill_minutes", 10), turn_seconds: number("turn_seconds", 15) };
+  // the ante schedule: every N hands or every M minutes (the server takes exactly one)
+  const everyLabel = h("span", {}, t("tourney.form_hands"));
+  const schedule = h("select", { name: "schedule", onchange: () => {
+    everyLabel.textContent = t(schedule.value === "minutes" ? "tourney.form_minutes"
+      : "tourney.form_hands");
+  } },
+  h("option", { value: "hands" }, t("tourney.schedule_hands")),
+  h("option", { value: "minutes" }, t("tourney.schedule_minutes")));
   const submit = h("button", { type: "submit", class: "primary", dataset: { action: "create-tournament" } },
     t("tourney.form_submit"));
   const form = h("form", { class: "create t-create", novalidate: true, onsubmit: async (e) => {
     e.preventDefault();
     if (submit.disabled) return;
     const body = { name: name.value.trim() };
-    for (const key of ["seats", "buy_in", "stack", "hands_per_level", "turn_seconds"]) {
+    for (const key of ["seats", "buy_in", "stack", "turn_seconds"]) {
       body[key] = Math.round(Number(inputs[key].value));
     }
+    const per = schedule.value === "minutes" ? "minutes_per_level" : "hands_per_level";
+    body[per] = Math.round(Number(inputs.every.value));
     body.fill_seconds = Math.round(Number(inputs.fill_minutes.value) * 60);
     const levels = ints(antes.value);
     const split = ints(prizes.value);
@@ -99,12 +110,14 @@ export function tournamentForm(app) {
     field(t("tourney.form_seats"), inputs.seats),
     field(t("tourney.form_buy_in"), inputs.buy_in),
     field(t("tourney.form_stack"), inputs.stack),
-    field(t("tourney.form_hands"), inputs.hands_per_level)),
+    field(t("tourney.form_turn"), inputs.turn_seconds)),
+  // the schedule's choice takes the whole row: its options are phrases, not numbers
+  field(t("tourney.form_schedule"), schedule),
+  h("div", { class: "grid" },
+    h("label", { class: "field" }, everyLabel, inputs.every),
+    field(t("tourney.form_fill"), inputs.fill_minutes)),
   field(t("tourney.form_antes"), antes, t("tourney.form_antes_hint")),
   field(t("tourney.form_prizes"), prizes, t("tourney.form_prizes_hint")),
-  h("div", { class: "grid" },
-    field(t("tourney.form_fill"), inputs.fill_minutes),
-    field(t("tourney.form_turn"), inputs.turn_seconds)),
   problem, submit);
   return h("details", { class: "panel t-create-box", id: "t-create" },
     h("summary", { dataset: { action: "create-open" } }, t("tourney.form_open")), form);

@@ -86,3 +86,10 @@ export function standings(app, players, { limit = 0 } = {}) {
     onclick: () => app.openProfile(p.user_id) }, h("bdi", { class: "user", translate: "no" }, p.name)),
   h("bdi", { class: "prize", dir: "ltr" }, p.prize ? `+${num(p.prize)}` : num(0)))));
 }
+
+/** "Ante rises every 10 minutes" (or "every 5 hands"): the schedule that governs; "" for a
+ *  listing row stored before rows carried the schedule. */
+export function scheduleText(s) {
+  if (s.minutes_per_level > 0) return t("tourney.rises_minutes", { count: s.minutes_per_level });
+  return s.hands_per_level > 0 ? t("tourney.rises_hands", { count: s.hands_per_level }) : "";
+}
