@@ -84,6 +84,7 @@ export class ReplayScreen {
 
   unmount() {
     this.pause();
+    this.sized?.disconnect();
     document.removeEventListener("keydown", this.onKey);
   }
 
@@ -107,9 +108,6 @@ export class ReplayScreen {
       mark: this.own.marks[i], current: false, onPick: (at) => { this.pause(); this.show(at); } }));
     this.list = h("ol", { class: "steps", id: "steps",
       onscroll: () => { this.scrolled = this.list.scrollTop; } }, this.items);
-    // (the lines' places change with the list's width, and the list folds)
-    this.geometry = null;
-    new ResizeObserver(() => { this.geometry = null; }).observe(this.list);
     const me = this.steps.at(-1)?.view?.you?.seat ?? null;
     this.resultSlot = h("div", { class: "replay-result", dataset: { shown: "false" } },
       resultPanel(this.result, { me, stake: this.result?.stakes?.[me], compact: true }));
@@ -132,6 +130,12 @@ export class ReplayScreen {
       h("div", { class: "bar-space" }),
       this.bar.root);
     this.paintMode();
+    // The list's geometry (listGeometry) is read again when it may have moved: the list or a
+    // line changed size (a turned phone, the list folded, a font come late), or the mode's
+    // note above it did (its lines' places are measured from the list's own offset).
+    this.geometry = null;
+    this.sized = new ResizeObserver(() => { this.geometry = null; });
+    for (const el of [this.list, this.modeNote, ...this.items]) this.sized.observe(el);
   }
 
   setMode(mode) {
@@ -146,6 +150,7 @@ export class ReplayScreen {
       b.setAttribute("aria-pressed", String(b.dataset.mode === this.mode));
     }
     this.root.dataset.mode = this.mode;
+    this.geometry = null;
     this.modeNote.textContent = this.mode === "open" ? t("replay.mode_open_note")
       : this.canOpen ? t("replay.mode_seen_note") : t("replay.mode_seen_only");
   }
@@ -193,8 +198,8 @@ export class ReplayScreen {
     return this.opened[at];
   }
 
-  /** The step list's lines' places, read from the layout once (and again after the list
-   *  changed size: a turned phone, the list folded and unfolded); null while it is folded. */
+  /** The step list's lines' places, read from the layout once and kept until something
+   *  moved them (build); null while the list is folded. */
   listGeometry() {
     if (!this.geometry) {
       if (!this.list.clientHeight) return null;
