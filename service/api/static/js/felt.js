@@ -146,7 +146,18 @@ function svaraNote(sv, v) {
  * The felt for view `v`. `dealKey` is set when this deal was seen being dealt (animate it);
  * `onInfo` opens the commitment; `stake` is what the viewer put into a settled hand, if known.
  */
-export function felt(v, { dealKey = null, onInfo, stake }) {
+export function felt(v, options) {
+  const { className, parts } = feltParts(v, options);
+  return h("div", { class: className, id: "felt" }, parts.map((p) => p.build()));
+}
+
+/**
+ * The felt for view `v` (as `felt` takes it) in its parts, in order: the middle, then each
+ * place around the oval. Each part has a `key` naming everything it is drawn from, so a part
+ * whose key has not changed draws the same (the replayer draws only the parts a step
+ * changes), and `build()` draws it; a seat's part has its `seat` number.
+ */
+export function feltParts(v, { dealKey = null, onInfo, stake } = {}) {
   const hv = v.hand;
   const max = (v.settings && v.settings.max_seats) || Math.max(2, v.seats.length);
   const mine = v.you?.seat ?? null;
@@ -163,19 +174,33 @@ export function felt(v, { dealKey = null, onInfo, stake }) {
     }
   }
   const step = order.length ? DEAL_MS / (3 * order.length) : 0;
-  const spots = [];
+  // (a key names only what its part reads: the turn's deadline, the pot and the phase, which
+  // change at most steps, are in the keys of the middle and of the seat whose turn it is)
+  const svara = hv?.phase === "svara_join" ? hv.svara : null;
+  const parts = [{ key: JSON.stringify([hv && [hv.phase, hv.pot, hv.deal, hv.number, hv.result, svara],
+    stake, mine, hv?.result || svara ? v.seats.map((s) => [s.seat, s.name, s.score]) : null]),
+  build: () => center(v, { onInfo, stake }) }];
+  const around = (n) => hv && [hv.phase === "settled", hv.dealer === n, hv.turn === n,
+    hv.turn === n ? hv.deadline : null, Boolean(svara?.tied.includes(n))];
   for (let n = 0; n < max; n++) {
-    const spot = at(n, mine, max);
     const seat = bySeat.get(n);
     if (!seat) {
-      spots.push(h("div", { class: "seat empty", style: spot.style },
-        t("seat.empty")));
+      parts.push({ key: `empty:${n}:${mine}:${max}`, build: () => h("div",
+        { class: "seat empty", style: at(n, mine, max).style }, t("seat.empty")) });
       continue;
     }
     const deal = dealing ? { age, order: order.indexOf(n), count: order.length, step } : null;
-    spots.push(seatEl(seat, v, { isMe: n === mine, place: spot, deal, winners }));
+    parts.push({ seat: n, key: JSON.stringify([n, mine, max, seat, around(n), winners.has(n), deal]),
+      build: () => seatEl(seat, v, { isMe: n === mine, place: at(n, mine, max), deal, winners }) });
   }
-  const center = h("div", { class: "felt-center" },
+  return { className: max > 6 ? "felt many" : "felt", parts };
+}
+
+/** The middle of the felt: the pot (or the settled hand's result), the phase, the svara's
+ *  tie, the hand's number and the commitment's button. */
+function center(v, { onInfo, stake }) {
+  const hv = v.hand;
+  return h("div", { class: "felt-center" },
     hv ? [
       settledResult(v, stake) || h("div", { class: "pot", id: "pot" }, h("small", {}, t("felt.pot")),
         h("strong", { dataset: { pot: hv.pot } }, num(hv.pot))),
@@ -189,5 +214,4 @@ export function felt(v, { dealKey = null, onInfo, stake }) {
           "aria-label": t("fair.button"), title: t("fair.button"), onclick: onInfo },
         h("span", { "aria-hidden": "true" }, "i"))),
     ] : h("div", { class: "phase", id: "phase" }, t("felt.waiting")));
-  return h("div", { class: max > 6 ? "felt many" : "felt", id: "felt" }, center, spots);
 }

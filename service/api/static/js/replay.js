@@ -10,16 +10,22 @@
 // from the server's, and every step where a check of the file broke (replaydata.js).
 import { h, replace } from "./dom.js";
 import { errorText } from "./errors.js";
-import { felt } from "./felt.js";
+import { feltParts } from "./felt.js";
 import { logEvent, settledResult, startLog } from "./handlog.js";
 import { t } from "./i18n.js";
 import { resultPanel } from "./panels.js";
+import { morph } from "./patch.js";
 import { crossCheck, dealStarts, openView, scoringOf } from "./replaydata.js";
 import { controls, keyAction } from "./replayctl.js";
 import { checksBlock, handNames, stepItem, stepText } from "./replaylog.js";
 import { keepInSight } from "./stepsight.js";
 
 const STEP_MS = 1000; // one step a second at 1x
+
+/** `el.dataset[key] = value`, written only when it changes (a write restyles what it matches). */
+function setData(el, key, value) {
+  if (el.dataset[key] !== value) el.dataset[key] = value;
+}
 
 /** The hand's result in GET /hands's shape (what the result panel draws), from its events. */
 function resultOf(steps, names) {
@@ -45,6 +51,7 @@ export class ReplayScreen {
     this.speed = 1;
     this.timer = null;
     this.onKey = (e) => this.key(e);
+    this.onInfo = () => this.app.openAudit?.(this.tableId, this.hand);
   }
 
   async mount(screen) {
@@ -73,6 +80,7 @@ export class ReplayScreen {
     this.build();
     document.addEventListener("keydown", this.onKey);
     this.show(0);
+    this.prepare();
   }
 
   unmount() {
@@ -84,7 +92,11 @@ export class ReplayScreen {
 
   build() {
     const n = this.steps.length;
-    this.feltWrap = h("div", { class: "felt-wrap replay-felt" });
+    // (the felt's parts are copies of templates, without handlers of their own)
+    this.feltWrap = h("div", { class: "felt-wrap replay-felt", onclick: (e) => {
+      if (e.target.closest?.("button.info")) this.onInfo();
+    } });
+    this.templates = new Map();
     this.now = h("div", { class: "replay-now", id: "replay-now", "aria-live": "polite" });
     this.modeNote = h("p", { class: "mode-note muted", id: "mode-note" });
     this.modes = h("div", { class: "replay-modes", role: "group", "aria-label": t("replay.mode") },
@@ -135,55 +147,116 @@ export class ReplayScreen {
       : this.canOpen ? t("replay.mode_seen_note") : t("replay.mode_seen_only");
   }
 
-  /** Draw step `i`: the felt from its view, the line under it, the list's current line. */
+  /** Draw step `i`: the felt from its view, the line under it, the list's current line.
+   *  A step is a tap's whole task: it writes only what changed, and reads layout once, at
+   *  its end (placing the current line), so the browser styles and lays out once, the changed
+   *  parts only. */
   show(i) {
     const n = this.steps.length;
     const at = Math.max(0, Math.min(n - 1, i));
     const before = this.index;
     this.index = at;
     const step = this.steps[at];
-    const view = this.mode === "open" ? openView(step.view, this.own.dealt, this.scoring) : step.view;
-    this.drawFelt(felt(view, { onInfo: () => this.app.openAudit?.(this.tableId, this.hand) }));
-    if (this.mode === "open") {
-      for (const s of view.seats) {
-        if (s.opened) this.feltWrap.querySelector(`.seat[data-seat="${s.seat}"] .cards`)?.classList.add("opened");
-      }
-    }
+    this.drawFelt(this.viewAt(at));
     const mark = this.own.marks[at];
-    const bad = mark.diffs.length || mark.failures.length;
-    this.feltWrap.dataset.bad = bad ? "true" : "false";
-    replace(this.now,
-      h("span", { class: "now-count" }, t("replay.step_of", { step: at + 1, count: n })),
-      h("span", { class: "now-text" }, stepText(step.event, this.names)),
-      bad ? h("span", { class: "now-bad", id: "now-bad" }, t("replay.marked")) : null);
+    const bad = Boolean(mark.diffs.length || mark.failures.length);
+    setData(this.feltWrap, "bad", bad ? "true" : "false");
+    this.drawNow(step, at, bad);
     this.root.dataset.index = String(at);
     this.root.dataset.version = String(step.version);
-    this.items[before]?.classList.remove("current");
-    this.items[before]?.removeAttribute("aria-current");
-    this.items[at].classList.add("current");
-    this.items[at].setAttribute("aria-current", "step");
-    keepInSight(this.list, this.items[at], this.bar.root);
+    if (before !== at || !this.items[at].classList.contains("current")) {
+      this.items[before]?.classList.remove("current");
+      this.items[before]?.removeAttribute("aria-current");
+      this.items[at].classList.add("current");
+      this.items[at].setAttribute("aria-current", "step");
+    }
     // The result panel is laid out once, and shown (not laid out again) at the settlement.
-    this.resultSlot.dataset.shown = String(step.event.type === "hand_settled");
+    setData(this.resultSlot, "shown", String(step.event.type === "hand_settled"));
     this.bar.paint({ index: at, playing: this.timer !== null, speed: this.speed,
       deal: step.view?.hand?.deal ?? step.deal ?? 1 });
+    // Last, after every write: the one layout this reads is the one the frame needs anyway.
+    keepInSight(this.list, this.items[at], this.bar.root);
     if (this.timer !== null && at >= n - 1) this.pause();
   }
 
-  /** The new felt into the felt already on the page, part by part: a seat (or the middle)
-   *  drawn the same as before stays as it is, so a step styles and lays out only what it
-   *  changed. (A kept part keeps its own handlers, which do the same.) */
-  drawFelt(fresh) {
+  /** The view step `at` is drawn from in the current mode (the open one worked out once). */
+  viewAt(at) {
+    return this.mode === "open" ? this.openViewAt(at) : this.steps[at].view;
+  }
+
+  openViewAt(at) {
+    this.opened ||= [];
+    this.opened[at] ||= openView(this.steps[at].view, this.own.dealt, this.scoring);
+    return this.opened[at];
+  }
+
+  /** The line under the felt: the step's count, its words, its mark. */
+  drawNow(step, at, bad) {
+    if (!this.nowParts) {
+      this.nowParts = { count: h("span", { class: "now-count" }), text: h("span", { class: "now-text" }),
+        bad: h("span", { class: "now-bad", id: "now-bad" }, t("replay.marked")) };
+      replace(this.now, this.nowParts.count, this.nowParts.text);
+    }
+    const { count, text, bad: badNote } = this.nowParts;
+    count.textContent = t("replay.step_of", { step: at + 1, count: this.steps.length });
+    replace(text, stepText(step.event, this.names));
+    if (bad && !badNote.isConnected) this.now.append(badNote);
+    else if (!bad && badNote.isConnected) badNote.remove();
+  }
+
+  /** The felt of `view` into the felt already on the page, part by part: a part whose key
+   *  (what it is drawn from, felt.js) has not changed is left as it is, a changed one is
+   *  brought to its new look from its template (drawn ahead, `prepare`) touching only what
+   *  differs (patch.js), so a step styles and lays out only what it changed. */
+  drawFelt(view) {
+    const { className, parts } = feltParts(view, {});
     const old = this.feltWrap.firstElementChild;
-    if (!old || old.children.length !== fresh.children.length) {
-      replace(this.feltWrap, fresh);
+    if (!old || !this.feltKeys || this.feltKeys.length !== parts.length) {
+      replace(this.feltWrap, h("div", { class: className, id: "felt" },
+        parts.map((part) => this.template(part, view).cloneNode(true))));
+      this.feltKeys = parts.map((p) => p.key);
       return;
     }
-    old.className = fresh.className;
-    [...fresh.children].forEach((part, i) => {
-      const was = old.children[i];
-      if (!was.isEqualNode(part)) was.replaceWith(part);
+    if (old.className !== className) old.className = className;
+    parts.forEach((part, k) => {
+      if (part.key === this.feltKeys[k]) return;
+      morph(old.children[k], this.template(part, view));
+      this.feltKeys[k] = part.key;
     });
+  }
+
+  /** A part of the felt as it looks (kept by its key: a step back or a second pass draws
+   *  none again); the open mode's cards marked as this device's own. */
+  template(part, view) {
+    let el = this.templates.get(part.key);
+    if (!el) {
+      el = part.build();
+      if (view.seats.find((s) => s.seat === part.seat)?.opened) {
+        el.querySelector(".cards")?.classList.add("opened");
+      }
+      this.templates.set(part.key, el);
+    }
+    return el;
+  }
+
+  /** Every step's felt parts drawn ahead, in idle time (the next steps first), so a step
+   *  only brings the page to them. */
+  prepare() {
+    const idle = window.requestIdleCallback
+      || ((f) => setTimeout(() => f({ timeRemaining: () => 8 }), 50));
+    const order = [];
+    for (const mode of this.canOpen ? ["seen", "open"] : ["seen"]) {
+      for (let i = 0; i < this.steps.length; i++) order.push([mode, i]);
+    }
+    const work = (deadline) => {
+      while (order.length && deadline.timeRemaining() > 2) {
+        const [mode, i] = order.shift();
+        const view = mode === "open" ? this.openViewAt(i) : this.steps[i].view;
+        for (const part of feltParts(view, {}).parts) this.template(part, view);
+      }
+      if (order.length && this.root.isConnected) idle(work);
+    };
+    idle(work);
   }
 
   step(delta) { this.pause(); this.show(this.index + delta); }

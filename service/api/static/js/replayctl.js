@@ -32,19 +32,31 @@ export function controls({ count, starts, onPrev, onNext, onSeek, onPlay, onSpee
     deals.length ? h("div", { class: "deal-jumps", id: "deal-jumps" }, deals) : null,
     slider,
     h("div", { class: "ctl-row" }, prev, play, next, speed));
+  // (each write only when its value changes: a step moves the slider and little else, and
+  // every write restyles what it touches)
+  let shown = {};
   return {
     root,
     paint({ index, playing, speed: x, deal }) {
-      slider.value = String(index);
-      prev.disabled = index <= 0;
-      next.disabled = index >= count - 1;
-      replace1(play, playing ? "❚❚" : "▶");
-      play.setAttribute("aria-label", playing ? t("replay.pause") : t("replay.play"));
-      play.title = play.getAttribute("aria-label");
-      play.dataset.playing = String(playing);
-      speed.textContent = `${num(x)}×`; // a sign, the same in every language
-      speed.dataset.speed = String(x);
-      for (const b of deals) b.setAttribute("aria-pressed", String(Number(b.dataset.deal) === deal));
+      if (shown.index !== index) {
+        slider.value = String(index);
+        prev.disabled = index <= 0;
+        next.disabled = index >= count - 1;
+      }
+      if (shown.playing !== playing) {
+        replace1(play, playing ? "❚❚" : "▶");
+        play.setAttribute("aria-label", playing ? t("replay.pause") : t("replay.play"));
+        play.title = play.getAttribute("aria-label");
+        play.dataset.playing = String(playing);
+      }
+      if (shown.speed !== x) {
+        speed.textContent = `${num(x)}×`; // a sign, the same in every language
+        speed.dataset.speed = String(x);
+      }
+      if (shown.deal !== deal) {
+        for (const b of deals) b.setAttribute("aria-pressed", String(Number(b.dataset.deal) === deal));
+      }
+      shown = { index, playing, speed: x, deal };
     },
   };
 }
