@@ -161,13 +161,14 @@ async def test_a_login_that_expires_at_the_table_ends_on_the_refused_screen(
             assert resp.status == 201, await resp.text()
             table = (await resp.json())["table_id"]
         user = {"id": new_user_id(), "first_name": "Late", "language_code": "en"}
-        init_data = await sign(TOKEN, user, auth_date=int(time.time()) - DAY + 4)
+        # old enough to expire in about 10 s: time for a loaded machine to open the table first
+        init_data = await sign(TOKEN, user, auth_date=int(time.time()) - DAY + 10)
         page = await telegram_page(browser)
         await launch(page, f"{bot_server.url}/?table={table}", init_data)
         await page.wait_for_selector(".action-bar [data-action=seat]")
         await page.wait_for_function("document.body.dataset.connection === 'live'")
         # Until the server refuses this initData (its age passes AUTH_MAX_AGE in a few s).
-        async with asyncio.timeout(15):
+        async with asyncio.timeout(25):
             while (await me(http, bot_server, init_data))[0] != 401:  # noqa: ASYNC110 (the
                 await asyncio.sleep(0.25)  # condition is the server's answer: polled)
         await page.context.set_offline(True)  # the socket goes, and comes back refused
