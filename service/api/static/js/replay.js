@@ -190,7 +190,8 @@ export class ReplayScreen {
     return this.opened[at];
   }
 
-  /** The line under the felt: the step's count, its words, its mark. */
+  /** The line under the felt: the step's count, its words, its mark. The words of each step
+   *  are drawn once, and the line brought to them (patch.js): the same nodes, new texts. */
   drawNow(step, at, bad) {
     if (!this.nowParts) {
       this.nowParts = { count: h("span", { class: "now-count" }), text: h("span", { class: "now-text" }),
@@ -198,10 +199,19 @@ export class ReplayScreen {
       replace(this.now, this.nowParts.count, this.nowParts.text);
     }
     const { count, text, bad: badNote } = this.nowParts;
-    count.textContent = t("replay.step_of", { step: at + 1, count: this.steps.length });
-    replace(text, stepText(step.event, this.names));
+    const counted = t("replay.step_of", { step: at + 1, count: this.steps.length });
+    if (!count.firstChild) count.textContent = counted;
+    else if (count.firstChild.data !== counted) count.firstChild.data = counted; // (the same node)
+    morph(text, this.wordsAt(at));
     if (bad && !badNote.isConnected) this.now.append(badNote);
     else if (!bad && badNote.isConnected) badNote.remove();
+  }
+
+  /** Step `at`'s words as the line under the felt shows them (drawn once). */
+  wordsAt(at) {
+    this.words ||= [];
+    this.words[at] ||= h("span", { class: "now-text" }, stepText(this.steps[at].event, this.names));
+    return this.words[at];
   }
 
   /** The felt of `view` into the felt already on the page, part by part: a part whose key
@@ -209,7 +219,7 @@ export class ReplayScreen {
    *  brought to its new look from its template (drawn ahead, `prepare`) touching only what
    *  differs (patch.js), so a step styles and lays out only what it changed. */
   drawFelt(view) {
-    const { className, parts } = feltParts(view, {});
+    const { className, parts } = this.partsOf(view);
     const old = this.feltWrap.firstElementChild;
     if (!old || !this.feltKeys || this.feltKeys.length !== parts.length) {
       replace(this.feltWrap, h("div", { class: className, id: "felt" },
@@ -218,11 +228,24 @@ export class ReplayScreen {
       return;
     }
     if (old.className !== className) old.className = className;
-    parts.forEach((part, k) => {
-      if (part.key === this.feltKeys[k]) return;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k];
+      if (part.key === this.feltKeys[k]) continue;
       morph(old.children[k], this.template(part, view));
       this.feltKeys[k] = part.key;
-    });
+    }
+  }
+
+  /** The felt's parts of `view` with their keys (felt.js), worked out once per view: a
+   *  step compares keys, it does not write them again. */
+  partsOf(view) {
+    this.parts ||= new WeakMap();
+    let found = this.parts.get(view);
+    if (!found) {
+      found = feltParts(view, {});
+      this.parts.set(view, found);
+    }
+    return found;
   }
 
   /** A part of the felt as it looks (kept by its key: a step back or a second pass draws
@@ -252,7 +275,8 @@ export class ReplayScreen {
       while (order.length && deadline.timeRemaining() > 2) {
         const [mode, i] = order.shift();
         const view = mode === "open" ? this.openViewAt(i) : this.steps[i].view;
-        for (const part of feltParts(view, {}).parts) this.template(part, view);
+        for (const part of this.partsOf(view).parts) this.template(part, view);
+        if (mode === "seen") this.wordsAt(i);
       }
       if (order.length && this.root.isConnected) idle(work);
     };
