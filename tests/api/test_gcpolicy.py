@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from service.api import gcpolicy
+from tests.support.waiting import eventually
 
 
 class Node:
@@ -54,14 +55,6 @@ def burst(growth: float, at_least: int = 0) -> list[Node]:
     return sample + [Node() for _ in range(n)]
 
 
-async def wait_for(condition: Any, within: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    while not condition():
-        assert loop.time() < deadline
-        await asyncio.sleep(0.01)
-
-
 async def test_a_burst_is_frozen_not_walked_and_collected_when_calm(
         collections: list[int]) -> None:
     task = gcpolicy.install()
@@ -74,13 +67,14 @@ async def test_a_burst_is_frozen_not_walked_and_collected_when_calm(
         kept = burst(0.8, at_least=400_000)  # 40 young collections' worth
         assert 0 in collections  # young collections still run by themselves
         assert 1 not in collections and 2 not in collections
-        await wait_for(lambda: gc.get_freeze_count() > 1.6 * frozen)  # frozen, not walked
+        # frozen, not walked
+        await eventually(lambda: gc.get_freeze_count() > 1.6 * frozen, 20, every=0.01)
         # The sockets close: their cycles are garbage that only a full collection frees,
         # which comes once the frozen heap has grown by half again and the loop is calm.
         closed = weakref.ref(kept[-1])
         del kept
         more = burst(0.8)
-        await wait_for(lambda: closed() is None)
+        await eventually(lambda: closed() is None, 20, every=0.01)
         assert 2 in collections and more
     finally:
         task.cancel()

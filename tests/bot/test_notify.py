@@ -16,6 +16,7 @@ import pytest
 from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.keyboards import SitIn
+from service.bot.pings import current_turn
 from service.tables.facade import FeedItem
 from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.live import Live, Table, expected_ping, people, ping_to, pings_to, to_chat
@@ -28,6 +29,7 @@ from tests.support.fake_bot_api import (
     message_update,
 )
 from tests.support.services import Factory
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -55,9 +57,24 @@ async def test_a_ping_calls_the_player_to_the_table_and_goes_when_the_turn_is_ov
     assert len(pings_to(fake_api, ana)) == 1
 
 
+def pings_decided_against(caplog: pytest.LogCaptureFixture) -> set[str]:
+    """The turns (their marks) the bot has decided to send no ping for, as its log says:
+    the player may not be written to, has pings off, or has the table open."""
+    return {str(r.args[0]) for r in caplog.records
+            if isinstance(r.args, tuple) and r.msg.startswith("no ping for ")}
+
+
+async def turn_mark(table: Table) -> str:
+    _, state = await table.service.state(table.id)
+    turn = current_turn(table.id, state)
+    assert turn is not None
+    return turn.mark
+
+
 async def test_no_ping_to_who_never_started_the_bot_has_pings_off_or_the_table_open(
-    live: Live, fake_api: FakeBotAPI
+    live: Live, fake_api: FakeBotAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="service.bot.pings")  # from the first turn on
     never, quiet, watching, control = people("en", "de", "tr", "bg")
     for user in (quiet, watching, control):
         await live.start_bot(user)
@@ -66,6 +83,7 @@ async def test_no_ping_to_who_never_started_the_bot_has_pings_off_or_the_table_o
     token = await live.service.presence.opened(table.id, watching.id)  # a socket is open
     everyone = {u.id: u for u in (never, quiet, watching, control)}
     had_turn: set[int] = set()
+    marks: set[str] = set()  # the others' turns
     while len(had_turn) < 3 or len(pings_to(fake_api, control)) < 2:
         turn = await table.turn()
         if turn is None:
@@ -77,8 +95,11 @@ async def test_no_ping_to_who_never_started_the_bot_has_pings_off_or_the_table_o
                                     and c.params["text"] == wanted, within=5)
         else:
             had_turn.add(turn)
+            marks.add(await turn_mark(table))
         await table.move(everyone[turn])
-    await asyncio.sleep(0.5)  # a ping to the others would have been decided long before
+    # The bot has decided about each of the others' turns (no ping); a ping would have been
+    # sent by now.
+    await eventually(lambda: marks <= pings_decided_against(caplog), 5)
     assert pings_to(fake_api, never) == []
     assert pings_to(fake_api, quiet) == []
     assert pings_to(fake_api, watching) == []
@@ -105,7 +126,7 @@ async def test_a_429_delays_the_ping_and_it_arrives_exactly_once(
 
 
 async def test_a_player_who_blocked_the_bot_is_left_alone_until_they_start_it_again(
-    live: Live, fake_api: FakeBotAPI
+    live: Live, fake_api: FakeBotAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     ana, boris = people("de", "en")
     await live.start_bot(ana)
@@ -114,25 +135,27 @@ async def test_a_player_who_blocked_the_bot_is_left_alone_until_they_start_it_ag
     await table.until_turn_of(ana, [boris])
     await fake_api.wait_until(
         lambda: any(c.status == 403 for c in fake_api.calls_of("sendMessage", to_chat(ana.id))))
-    for _ in range(50):
-        if (await live.service.profile(ana.id)).bot == "blocked":
-            break
-        await asyncio.sleep(0.05)
-    assert (await live.service.profile(ana.id)).bot == "blocked"
+
+    async def blocked() -> bool:
+        return (await live.service.profile(ana.id)).bot == "blocked"
+
+    async def reachable() -> bool:
+        return (await live.service.profile(ana.id)).reachable
+
+    await eventually(blocked, 2.5, every=0.05)
     attempts = len(fake_api.calls_of("sendMessage", to_chat(ana.id)))
+    caplog.set_level(logging.DEBUG, logger="service.bot.pings")
     await table.move(ana)
     await table.until_turn_of(ana, [boris])
-    await asyncio.sleep(0.5)
+    mark = await turn_mark(table)
+    # The bot has decided about her new turn (no ping): a try would have been made by now.
+    await eventually(lambda: mark in pings_decided_against(caplog), 5)
     assert len(fake_api.calls_of("sendMessage", to_chat(ana.id))) == attempts  # not even tried
 
     # She unblocks it (Telegram says so) and is called again on her next turn.
     fake_api.blocked.discard(ana.id)
     fake_api.push_update(member_update(ana.id, old="kicked", new="member", language_code="de"))
-    for _ in range(100):
-        if (await live.service.profile(ana.id)).reachable:
-            break
-        await asyncio.sleep(0.05)
-    assert (await live.service.profile(ana.id)).reachable
+    await eventually(reachable, 5, every=0.05)
     await table.move(ana)
     await table.until_turn_of(ana, [boris])
     wanted = await expected_ping(table, "de")

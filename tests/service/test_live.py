@@ -27,6 +27,7 @@ from service.tables.service import TableService
 from tests.support.clock import FakeClock
 from tests.support.service_play import make_users, play_hands, seated_table
 from tests.support.services import Factory
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.redis
 
@@ -64,6 +65,12 @@ class Sink:
                 await self.arrived.wait()
 
 
+def watching(service: TableService) -> int:
+    """How many watchers the process's feeds serve (a watcher joins its table's feed once it
+    has caught up)."""
+    return sum(len(feed.watchers) for feed in service.feeds.tables.values())
+
+
 def check_received(sink: Sink, stored: Sequence[StoredEvent], after: int) -> None:
     """`sink` got every stored version after `after` once, in order, each event in its viewer's
     projection; every view it got is the viewer's view of the fold at its version, and the
@@ -98,7 +105,7 @@ async def test_watchers_share_one_feed_and_get_every_event_once(
         for u, a, s in zip(viewers, afters, sinks, strict=True)
     ]
     try:
-        await asyncio.sleep(0.1)
+        await eventually(lambda: watching(reader) == len(sinks))  # all five have joined
         assert len(reader.feeds.tables) == 1  # one reader of the table for all five
         await play_hands(writer, clock, table_id, users, hands=2, rng=random.Random(11))
         # a late joiner resuming from the start while the table is live
@@ -140,7 +147,7 @@ async def test_own_appends_reach_the_watchers_straight_from_the_append(
     tasks = [asyncio.create_task(here.watch(u, table_id, start, s, views=True))
              for u, s in zip(users, sinks, strict=True)]
     try:
-        await asyncio.sleep(0.1)
+        await eventually(lambda: watching(here) == len(sinks))  # all three have joined
         rng = random.Random(5)
         for turn in range(40):
             actor = here if turn % 3 else there

@@ -20,6 +20,7 @@ from playwright.async_api import Route, WebSocketRoute
 from tests.support.browser import Contexts, check_layout, snap
 from tests.support.http_player import HttpPlayer, legal
 from tests.support.serve import Server
+from tests.support.waiting import eventually
 from tests.webapp.player import Player
 from tests.webapp.tables import new_user_id, sit_down
 
@@ -36,13 +37,15 @@ def by(user_id: int, kind: str, events: list[dict[str, Any]]) -> list[dict[str, 
 
 
 async def wait_turn(player: HttpPlayer, table: str, phase: str) -> dict[str, Any]:
-    async with asyncio.timeout(10):
-        while True:
-            view = await player.view(table)
-            hand = view["hand"]
-            if hand and hand["phase"] == phase and hand["turn"] == view["you"]["seat"]:
-                return view
-            await asyncio.sleep(0.05)
+    async def on_turn() -> dict[str, Any] | None:
+        view = await player.view(table)
+        hand = view["hand"]
+        if hand and hand["phase"] == phase and hand["turn"] == view["you"]["seat"]:
+            return view
+        return None
+
+    found: dict[str, Any] = await eventually(on_turn, 10, every=0.05)
+    return found
 
 
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (360, 740)])

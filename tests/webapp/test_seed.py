@@ -8,12 +8,9 @@ Arabic at 390x844; the phone layout rules at 390x844 and 360x740."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import pytest
@@ -22,6 +19,7 @@ from playwright.async_api import Route
 from tests.support.browser import Contexts, check_layout, snap
 from tests.support.http_player import HttpPlayer
 from tests.support.serve import Server
+from tests.support.waiting import eventually
 from tests.webapp.catalogs import catalog
 from tests.webapp.languages import check_language
 from tests.webapp.player import Player
@@ -51,15 +49,8 @@ async def seeds_at(api: HttpPlayer, tables: list[str]) -> list[str | None]:
     return [await seed_at(api, t) for t in tables]
 
 
-async def until(check: Callable[[], Awaitable[Any]], want: Any, within: float = 10.0) -> None:
-    """Wait until `check()` answers `want`."""
-    got = None
-    for _ in range(int(within / 0.1)):
-        got = await check()
-        if got == want:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"{got!r}, not {want!r}, after {within} s")
+async def seeds_are(api: HttpPlayer, tables: list[str], want: list[str]) -> bool:
+    return await seeds_at(api, tables) == want
 
 
 async def open_settings(player: Player) -> None:
@@ -119,7 +110,7 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
         await page.wait_for_selector("#toast.info")
         assert await page.inner_text("#toast") == catalog("en")["settings.seed_saved"]
         assert await stored_seed(ana) == "my-own_Seed42"
-        await until(lambda: seeds_at(api, tables), ["my-own_Seed42"] * 2)
+        await eventually(lambda: seeds_are(api, tables, ["my-own_Seed42"] * 2), 10, every=0.1)
 
         # A new random one: the same way.
         await page.click("[data-action=new-seed]")
@@ -128,7 +119,7 @@ async def test_a_seed_per_device_reaches_the_table_and_changes_in_the_settings(
         made = await stored_seed(ana)
         assert made is not None and re.fullmatch(r"[0-9a-f]{32}", made) and made != first
         assert await page.input_value("#client-seed") == made
-        await until(lambda: seeds_at(api, tables), [made] * 2)
+        await eventually(lambda: seeds_are(api, tables, [made] * 2), 10, every=0.1)
 
         # A change that cannot reach a table: it says so, and the table gets it when opened.
         async def refuse(route: Route) -> None:
