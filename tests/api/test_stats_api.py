@@ -5,41 +5,28 @@ answers have docs/API.md's shape, and bad input is a clear 400/404."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 
-from events.store import open_store
-from service.api.app import make_app
 from service.api.config import Config
 from service.game.settings import TableSettings
 from service.game.stats import WIN_UNIT, HandLine
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
 from tests.support.service_play import make_users, play_hands
+from tests.support.services import Client, app_on_service
 from tests.support.signed import auth
 
-Client = TestClient[web.Request, web.Application]
 GROUP = -100777
 
 
 @pytest.fixture
 async def stack(redis_url: str, config: Config) -> AsyncIterator[tuple[Client, TableService,
                                                                        FakeClock]]:
-    clock = FakeClock()
-    service = TableService(open_store(redis_url), clock=clock, namespace=f"t{uuid.uuid4().hex}:",
-                           think_seconds=0.0, poll_seconds=0.05)
-    await service.start()
-    try:
-        async with TestClient(TestServer(make_app(config, tables=service))) as client:
-            yield client, service, clock
-    finally:
-        await service.stop()
-        await service.store.close()
+    async with app_on_service(redis_url, config, start=True) as made:
+        yield made
 
 
 async def _get(client: Client, path: str, user: int) -> tuple[int, Any]:

@@ -6,27 +6,22 @@ check and the append; a hand played at a tournament's table replays and audits l
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
 
-from events.store import open_store
-from service.api.app import make_app
 from service.api.config import Config
 from service.game.tournament.state import TournamentState
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
 from tests.support.service_play import make_users, play_hands
+from tests.support.services import Client, app_on_service
 from tests.support.signed import auth
 
 pytestmark = pytest.mark.redis
 
-Client = TestClient[web.Request, web.Application]
 BODY: dict[str, Any] = {"seats": 3, "buy_in": 100, "stack": 200, "antes": [5, 10],
                         "hands_per_level": 1, "name": "api"}
 
@@ -36,15 +31,8 @@ async def stack(redis_url: str, config: Config) -> AsyncIterator[tuple[Client, T
                                                                        FakeClock]]:
     """The app on a service whose workers are not started: the tournament's manager runs
     only where the test (or a registration taking the last seat) runs it."""
-    clock = FakeClock()
-    service = TableService(open_store(redis_url), clock=clock, namespace=f"t{uuid.uuid4().hex}:",
-                           think_seconds=0.0, poll_seconds=0.05)
-    try:
-        async with TestClient(TestServer(make_app(config, tables=service))) as client:
-            yield client, service, clock
-    finally:
-        await service.stop()
-        await service.store.close()
+    async with app_on_service(redis_url, config, start=False) as made:
+        yield made
 
 
 async def _call(client: Client, method: str, path: str, user: User,

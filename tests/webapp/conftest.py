@@ -1,5 +1,6 @@
-"""Fixtures: the real server (one for the session) and a headless Chromium (Debian's, never a
-downloaded one) with bounded timeouts everywhere."""
+"""Fixtures: the real server (one for the session), a headless Chromium (Debian's, never a
+downloaded one) with bounded timeouts everywhere, and a store on the test Redis for the
+tests that write a hand's log there themselves."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, async_playwright
 
+from events.store.factory import open_redis_store
+from events.store.redis_store import RedisEventStore
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS, Contexts
+from tests.support.redis import REDIS_TEST_URL
 from tests.support.serve import APP_ENV, DEV_TOKEN, Server
 
 
@@ -60,3 +64,10 @@ def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.mkdir(parents=True, exist_ok=True)
         return path
     return tmp_path_factory.mktemp("shots")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def store() -> AsyncIterator[RedisEventStore]:
+    opened = open_redis_store(REDIS_TEST_URL)
+    yield opened
+    await opened.close()

@@ -27,7 +27,6 @@ import pytest
 import pytest_asyncio
 import redis
 
-from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from service.game.deck import mix_of, shuffled_deck_v2
 from tests.support.browser import Contexts, check_layout, snap
@@ -83,13 +82,6 @@ def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> It
         yield srv
     finally:
         srv.stop()
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def store() -> AsyncIterator[RedisEventStore]:
-    opened = open_redis_store(REDIS_TEST_URL)
-    yield opened
-    await opened.close()
 
 
 @pytest_asyncio.fixture(loop_scope="session", scope="module")

@@ -24,7 +24,6 @@ import pytest_asyncio
 import redis
 from playwright.async_api import Browser
 
-from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from tests.support.browser import Contexts, snap
 from tests.support.http_player import HttpPlayer
@@ -104,13 +103,6 @@ async def hands(redis_server: Server, namespace: str) -> AsyncIterator[Hands]:
             await p.seat(table, 1000)
         svara = await play_to_svara(table, [ana, boris, cleo], looker=ana.user_id)
         yield Hands(table, svara, ana, f"{namespace}:table:{table}")
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def store() -> AsyncIterator[RedisEventStore]:
-    opened = open_redis_store(REDIS_TEST_URL)
-    yield opened
-    await opened.close()
 
 
 async def ana_page(chromium: Browser, hands: Hands, *, language: str = "en",

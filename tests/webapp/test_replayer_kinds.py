@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
 import pytest
-import pytest_asyncio
 from playwright.async_api import Browser
 
-from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from tests.support.browser import Contexts
 from tests.support.http_player import HttpPlayer
-from tests.support.redis import REDIS_TEST_URL
 from tests.support.serve import DEV_TOKEN, REPO, Server
 from tests.support.telegram import LIGHT, fragment, sign, telegram_page
 from tests.webapp.replays import (
@@ -54,13 +51,6 @@ def namespace() -> Iterator[str]:
 def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serving(namespace, tmp_path_factory.mktemp("serve-kinds") / "serve.log") as srv:
         yield srv
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def store() -> AsyncIterator[RedisEventStore]:
-    opened = open_redis_store(REDIS_TEST_URL)
-    yield opened
-    await opened.close()
 
 
 async def replayed(chromium: Browser, server: Server, case: dict[str, Any],

@@ -14,7 +14,7 @@ at the bottom.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,9 @@ import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page
 
-from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
 from tests.support.browser import Contexts
 from tests.support.http_player import HttpPlayer
-from tests.support.redis import REDIS_TEST_URL
 from tests.support.serve import DEV_TOKEN, Server
 from tests.support.telegram import DARK, LIGHT, fragment, sign, snap_as_is, telegram_page
 from tests.webapp.catalogs import catalog
@@ -69,13 +67,6 @@ def namespace() -> Iterator[str]:
 def redis_server(namespace: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     with serving(namespace, tmp_path_factory.mktemp("serve-words") / "serve.log") as srv:
         yield srv
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def store() -> AsyncIterator[RedisEventStore]:
-    opened = open_redis_store(REDIS_TEST_URL)
-    yield opened
-    await opened.close()
 
 
 @pytest_asyncio.fixture(loop_scope="session")
