@@ -208,7 +208,7 @@ def main() -> int:
                         help="serve svara with the game core compiled by mypyc, as the "
                              "Dockerfile ships it (built first in a scratch dir; needs mypy)")
     parser.add_argument("--compiled-in", type=Path, metavar="DIR",
-                        help="like --compiled, with a copy `python bench/compiled.py DIR` "
+                        help="like --compiled, with a copy `python -m tests.support.compiled DIR` "
                              "built before (for repeated runs; rebuild it after changes)")
     args = parser.parse_args()
     args.server_root = REPO
@@ -217,7 +217,8 @@ def main() -> int:
         args.compiled = True
         args.server_root = args.compiled_in.resolve()
     elif args.compiled:
-        from compiled import build  # bench/compiled.py, beside this file
+        sys.path.append(str(REPO))  # last: the scratch build is served, not this tree
+        from tests.support.compiled import build
 
         scratch = tempfile.TemporaryDirectory(prefix="svara-compiled-")
         print("building the compiled game core (mypyc, about half a minute) ...", flush=True)

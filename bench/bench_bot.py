@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import random
+import sys
 import time
 import uuid
 from collections.abc import Coroutine
@@ -23,18 +23,14 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from events.store.kv import RedisKeyValue
 from service.bot.watch import TableWatch
 from service.game import commands as cmd
 from service.game.decider import decide, evolve
 from service.tables.presence import Presence
-
-_spec = importlib.util.spec_from_file_location(
-    "bench_game", Path(__file__).with_name("bench_game.py")
-)
-assert _spec is not None and _spec.loader is not None
-bench_game = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_game)
+from tests.support import random_play
 
 
 class _Tables:
@@ -43,7 +39,11 @@ class _Tables:
 
 
 class _Jobs:
-    """Stands in for pings, notices and results: the jobs are made, never run."""
+    """Stands in for pings, notices and results: the jobs are made, never run (so the
+    notices' reach and the results' groups, which the watch hands on, are never asked)."""
+
+    reach: object = None
+    groups: object = None
 
     def wanted(self, turn: object) -> bool:
         return True
@@ -66,7 +66,7 @@ class _Jobs:
 
 def watch_cost(appends: int) -> None:
     rng = random.Random(1)
-    state = bench_game.new_table(rng)
+    state = random_play.new_table(rng)
     now, version = 1000.0, 100
     batches = []
     for _ in range(appends):
@@ -75,7 +75,7 @@ def watch_cost(appends: int) -> None:
             now = max(now, state.deadline)
             command: cmd.TableCommand = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = bench_game.random_command(state, rng, now)
+            command = random_play.random_command(state, rng, now)
         events = decide(state, command)
         for event in events:
             state = evolve(state, event)

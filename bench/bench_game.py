@@ -4,8 +4,8 @@ Prints hands per second on one core (target: 10,000), for decide + evolve (the b
 measure) and for `step` (what the service runs), for the game core as it is imported here.
 
     python bench/bench_game.py [N]              # the build installed here (pure: pip install -e)
-    python bench/bench_game.py [N] --compiled   # also build it with mypyc (bench/compiled.py,
-                                                # needs mypy) and measure that in the same run
+    python bench/bench_game.py [N] --compiled   # also build it with mypyc (needs mypy;
+                                                # tests/support/compiled.py) and measure that
 
 Not a test: it measures. The game core is pure, so this is the ceiling of the whole service.
 """
@@ -21,69 +21,12 @@ import tempfile
 import time
 from pathlib import Path
 
+# The repo goes last on the path: a compiled core on PYTHONPATH (--compiled) still wins.
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+
 from service.game import commands as cmd
 from service.game.decider import decide, evolve, step
-from service.game.legal import legal_actions
-from service.game.settings import TableSettings
-from service.game.state import TableState
-
-PLAYERS = (101, 102, 103)
-
-
-def setup_commands(rng: random.Random, now: float = 1_000.0) -> list[cmd.TableCommand]:
-    """Create the bench table and seat its three players (shared with bench_store.py)."""
-    settings = TableSettings(ante=1, max_buy_in=10**9)
-    commands: list[cmd.TableCommand] = [
-        cmd.CreateTable(
-            table_id="bench", settings=settings, created_by=1, now=now, seed=rng.randbytes(32)
-        )
-    ]
-    for uid in PLAYERS:
-        commands.append(
-            cmd.SitDown(
-                user_id=uid,
-                name=str(uid),
-                buy_in=10**8,
-                transfer_id=str(uid),
-                now=now,
-                seed=rng.randbytes(32),
-            )
-        )
-    return commands
-
-
-def new_table(rng: random.Random) -> TableState:
-    state = None
-    for command in setup_commands(rng):
-        for e in decide(state, command):
-            state = evolve(state, e)
-    assert state is not None
-    return state
-
-
-def random_command(state: TableState, rng: random.Random, now: float) -> cmd.TableCommand:
-    """A uniformly random legal action of a player who may act now.
-
-    Kept lean on purpose (index by `rng.random()`, no per-call list building on turns): the
-    bench measures the engine, and `legal_actions` is still what offers the choices."""
-    hand = state.hand
-    assert hand is not None
-    if hand.phase == "svara_join":
-        actors = [state.seats[s] for s in hand.eligible if s not in hand.answered]
-        seat = actors[0] if len(actors) == 1 else actors[int(rng.random() * len(actors))]
-    else:
-        assert hand.turn is not None
-        seat = state.seats[hand.turn]
-    assert seat is not None
-    actions = legal_actions(state, seat.user_id)
-    action = actions[int(rng.random() * len(actions))]
-    amount = action.amount
-    low, high = action.min, action.max
-    if low is not None and high is not None:
-        amount = low + int(rng.random() * (min(high, low + 20) - low + 1))
-    return cmd.command_for_action(
-        action.type, user_id=seat.user_id, amount=amount, now=now, seed=rng.randbytes(32)
-    )
+from tests.support.random_play import new_table, random_command
 
 
 def play(hands: int, seed: int = 1, use_step: bool = False) -> tuple[int, int]:
@@ -152,8 +95,7 @@ def main() -> None:
     measure(args.hands, use_step=True)
     if args.compiled:
         sys.stdout.flush()
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from compiled import build
+        from tests.support.compiled import build
 
         with tempfile.TemporaryDirectory(prefix="svara-compiled-") as scratch:
             print("building the compiled core (mypyc, about half a minute) ...", flush=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import random
 import sys
 import time
 import uuid
@@ -28,76 +27,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from bench_api import BARE, TOKEN, pct, start, stop  # noqa: E402
-from bench_game import PLAYERS, random_command  # noqa: E402
 
-from events.codec import encode_table_event  # noqa: E402
 from events.store import open_store  # noqa: E402
 from service.api.auth import sign_init_data  # noqa: E402
-from service.game import commands as cmd  # noqa: E402
-from service.game.decider import decide, evolve  # noqa: E402
-from service.game.settings import TableSettings  # noqa: E402
-from service.game.state import TableState, encode_state  # noqa: E402
-from service.tables.hands_index import HandTracker, fold_tracked  # noqa: E402
+from tests.support.random_play import PLAYERS, write_big_table  # noqa: E402
 
 # ../shared beside the repo (CI); BARE_STACK=<path> where the checkout lies elsewhere
 BARE_STACK = Path(os.environ.get("BARE_STACK", str(BARE)))
-
-
-def play_table(table_id: str, events: int, seed: int = 1) -> tuple[list[list], int]:
-    """Batches of (event, at) as the commands decided them, until `events` events."""
-    rng = random.Random(seed)
-    now = 1_000.0
-    state: TableState | None = None
-    setup: list[cmd.TableCommand] = [cmd.CreateTable(
-        table_id=table_id, settings=TableSettings(ante=1, max_buy_in=10**9), created_by=1,
-        now=now, seed=rng.randbytes(32))]
-    setup += [cmd.SitDown(user_id=u, name=f"P{u}", buy_in=10**8, transfer_id=str(u), now=now,
-                          seed=rng.randbytes(32)) for u in PLAYERS]  # fmt: skip
-    batches: list[list] = []
-    total = 0
-    hands = 0
-    while total < events:
-        if setup:
-            command = setup.pop(0)
-        elif state is None or state.hand is None or state.hand.phase == "settled":
-            assert state is not None and state.deadline is not None
-            now = max(now + 0.5, state.deadline)
-            command = cmd.Tick(now=now, seed=rng.randbytes(32))
-        else:
-            now += 0.5
-            command = random_command(state, rng, now)
-        batch = decide(state, command)
-        for e in batch:
-            state = evolve(state, e)
-        batches.append([(e, float(command.now)) for e in batch])
-        total += len(batch)
-        hands = state.hand_number if state is not None else 0
-    return batches, hands
-
-
-async def build(url: str, namespace: str, table_id: str, events: int) -> int:
-    """Write the table; returns its number of settled hands."""
-    store = open_store(url)
-    stream = f"{namespace}table:{table_id}"
-    tracker = HandTracker(namespace, table_id)
-    batches, hands = play_table(table_id, events)
-    state: TableState | None = None
-    version = 0
-    chunk: list = []
-    for batch in batches:
-        chunk += batch
-        if len(chunk) < 500 and batch is not batches[-1]:
-            continue
-        evs = [e for e, _ in chunk]
-        new_state, ops = fold_tracked(tracker, state, evs, version + 1, [a for _, a in chunk])
-        result = await store.append(stream, [encode_table_event(e) for e in evs],
-                                    expected_version=version, at=chunk[-1][1], index=ops)
-        assert result.status == "appended", result
-        state, version, chunk = new_state, result.version, []
-    assert state is not None
-    await store.save_snapshot(stream, version, encode_state(state))
-    await store.close()
-    return hands - 1
 
 
 async def measure(url: str, n: int, headers: dict[str, str], method: str = "GET",
@@ -133,7 +69,7 @@ async def main() -> None:
     run = uuid.uuid4().hex[:8]
     namespace, table_id = f"replaybench{run}:", f"rb{run}"
     started = time.perf_counter()
-    hands = await build(args.redis, namespace, table_id, args.events)
+    hands = await write_big_table(args.redis, namespace, table_id, args.events)
     print(f"table {table_id}: {args.events}+ events, {hands} settled hands, built in "
           f"{time.perf_counter() - started:.1f} s")
     env = {"REDIS_URL": args.redis, "BOT_TOKEN": TOKEN, "BOT_MODE": "off", "WORKERS": "1",

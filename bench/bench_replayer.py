@@ -32,12 +32,8 @@ from playwright.async_api import async_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from events.store.factory import open_redis_store  # noqa: E402
-from service.tables.facade import User  # noqa: E402
-from service.tables.service import TableService  # noqa: E402
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from tests.support.corpus import corpus_case, read_log  # noqa: E402
-from tests.support.tamper import tamper  # noqa: E402
+from tests.support.replayer_hand import svara_hand  # noqa: E402
 
 STATIC = ROOT / "service" / "api" / "static"
 PAGE = """<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">
@@ -77,27 +73,6 @@ STEPS_JS = """async ([replay, exported, rounds]) => {
   return { times, scripts, steps: n, marked: screen.own.marks.filter((m) => m.diffs.length
     || m.failures.length).length, verified: screen.own.verdict?.ok ?? null };
 }"""
-
-
-async def svara_hand() -> tuple[dict[str, Any], str, int]:
-    """The replay (as its first seated player sees it) and the export of the corpus's svara
-    hand (docs/verifier-corpus: several deals), its table's stored log written into the
-    embedded store as the store keeps it and read by the service; and its number of deals."""
-    case = corpus_case("svara")
-    table, hand = case["export"]["table_id"], case["export"]["hand"]
-    store = open_redis_store(None)
-    service = TableService(store, namespace="bench:", think_seconds=0.0, poll_seconds=0.01)
-    stored = read_log(case["entries"])
-    await tamper(store, f"bench:table:{table}", lambda _events: stored)
-    viewer = User(id=case["export"]["seats"][0]["user_id"], name="viewer")
-    try:
-        replay = await service.replay(viewer, table, hand)
-        exported = await service.export(table, hand)
-    finally:
-        await service.stop()
-    deals = sum(1 for s in replay["steps"] if s["event"]["type"] in
-                ("hand_started", "svara_deal_started"))
-    return replay, json.dumps(exported), deals
 
 
 def step_cpu(trace: dict[str, Any]) -> list[float]:

@@ -30,10 +30,10 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.replay import load_state, read_pages
 from events.store.base import StoredEvent
 from events.store.factory import open_redis_store
 from events.store.redis_store import RedisEventStore
+from tests.support.fast_replay import load_state, read_pages
 
 PAYLOAD = b'{"type":"raised","seat":3,"user_id":1234567,"amount":40,"to":120,"pot":360,"at":1.7e9}'
 
@@ -51,7 +51,7 @@ class Fold:
         self.encode_state: Callable[[Any], bytes] = lambda s: f"{s[0]},{s[1]}".encode()
         self.decode_state: Callable[[bytes], Any] = lambda b: tuple(int(x) for x in b.split(b","))
         self.events: Callable[[int], list[bytes]] = lambda n: [PAYLOAD] * n
-        # replay's fast path: fold a page of event bytes at once (bench.replay.read_pages)
+        # replay's fast path: fold a page of event bytes at once (fast_replay.read_pages)
         self.fold_page: Callable[[Any, list[bytes]], Any] = lambda s, datas: (
             s[0] + len(datas),
             s[1] + sum(map(len, datas)),
@@ -62,13 +62,12 @@ class Fold:
             print(f"(real codec/fold unavailable: {exc!r})")
 
     def _use_game(self) -> None:
-        import bench_game  # beside this script: the same random legal play as the game bench
-
         from events.codec import decode_table_event, decode_table_events, encode_table_event
         from service.game import commands as cmd
         from service.game.decider import decide
         from service.game.evolve import evolve, fold
         from service.game.state import decode_state, encode_state
+        from tests.support import random_play  # the same random legal play as the game bench
 
         def play(n: int) -> list[bytes]:
             """Random legal play by 3 players until `n` events exist."""
@@ -83,7 +82,7 @@ class Fold:
                     state = evolve(state, event)
                     out.append(encode_table_event(event))
 
-            for command in bench_game.setup_commands(rng, now):
+            for command in random_play.setup_commands(rng, now):
                 run(command)
             while len(out) < n:
                 hand = state.hand
@@ -91,7 +90,7 @@ class Fold:
                     now = max(now, state.deadline)
                     run(cmd.Tick(now=now, seed=rng.randbytes(32)))
                     continue
-                run(bench_game.random_command(state, rng, now))
+                run(random_play.random_command(state, rng, now))
             return out[:n]
 
         self.events = play

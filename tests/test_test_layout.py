@@ -6,7 +6,8 @@
   modules, a top-level tests/*.py module from `tests.support` only;
 - nothing imports a test module (test_*.py) or a conftest.py;
 - a conftest.py only declares fixtures and hooks (no helpers for others to import);
-- bench/ takes from tests/ nothing but `tests.support`.
+- bench/ takes from tests/ nothing but `tests.support`, and tests/ takes nothing from bench/
+  (no import, no module loaded from a file under bench/): code both use lives in tests.support.
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def import_violations(path: str, tree: ast.Module, modules: set[str],
         if is_test_module(name):
             yield f"{where}: a test module or conftest (take helpers from tests.support)"
         elif not name.startswith("tests."):
-            continue  # bench modules: checked from the bench side below
+            if me.startswith("tests"):
+                yield f"{where}: tests take nothing from bench/ (shared code goes in tests.support)"
+            continue
         elif me.startswith("bench"):
             if not name.startswith("tests.support"):
                 yield f"{where}: bench takes from tests/ only tests.support"
@@ -77,6 +80,26 @@ def import_violations(path: str, tree: ast.Module, modules: set[str],
                 yield f"{where}: tests.support imports no other part of tests/"
         elif not name.startswith("tests.support") and area(name, packages) != area(me, packages):
             yield f"{where}: another area's helper (shared helpers go in tests.support)"
+
+
+LOADERS = {"spec_from_file_location", "run_path", "SourceFileLoader"}
+
+
+def file_loads(path: str, tree: ast.Module) -> Iterator[str]:
+    """A module of tests/ loading a file of bench/ by path (importlib, runpy): the import
+    check above cannot see it, so any such loader call in a module that names bench/ counts."""
+    if not path.startswith("tests/"):
+        return
+    names_bench = any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str)
+        and (n.value == "bench" or n.value.startswith("bench/")) for n in ast.walk(tree)
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and names_bench:
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else ast.unparse(func)
+            if called in LOADERS:
+                yield f"{path}:{node.lineno} loads a file of bench/ ({called})"
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -117,6 +140,7 @@ def violations(sources: Mapping[str, str]) -> list[str]:
     for path, source in sorted(sources.items()):
         tree = ast.parse(source, path)
         found += import_violations(path, tree, modules, packages)
+        found += file_loads(path, tree)
         if path.endswith("/conftest.py") or path == "conftest.py":
             found += conftest_violations(path, tree)
     return found
@@ -147,6 +171,11 @@ def test_the_checks_name_every_broken_rule() -> None:
         "tests/test_top.py": "from tests.bot.live import people\n",
         "bench/__init__.py": "",
         "bench/bench_x.py": "from tests.bot.live import people\n",
+        "bench/bench_y.py": "",
+        "tests/bot/test_c.py": "from bench.bench_y import play\nimport bench.bench_y\n",
+        "tests/bot/test_d.py": ("import importlib.util\nfrom pathlib import Path\n"
+                                "p = Path('.') / 'bench' / 'bench_y.py'\n"
+                                "spec = importlib.util.spec_from_file_location('y', p)\n"),
     }
     found = violations(broken)
     expected = [
@@ -157,6 +186,9 @@ def test_the_checks_name_every_broken_rule() -> None:
         "tests/bot/live.py:1 imports tests.webapp.tables: another area's",
         "tests/bot/test_a.py:1 imports tests.bot.test_b: a test module",
         "tests/bot/test_a.py:2 imports tests.bot.conftest: a test module",
+        "tests/bot/test_c.py:1 imports bench.bench_y: tests take nothing from bench/",
+        "tests/bot/test_c.py:2 imports bench.bench_y: tests take nothing from bench/",
+        "tests/bot/test_d.py:4 loads a file of bench/ (spec_from_file_location)",
         "tests/support/clock.py:1 imports tests.bot.live: tests.support imports no other",
         "tests/test_top.py:1 imports tests.bot.live: another area's",
     ]

@@ -5,9 +5,7 @@ gets its own ping mark and nothing in between looks like one."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,12 +14,7 @@ from events.table import TurnDeadlineSet, TurnHandover
 from service.bot.pings import current_turn
 from service.game import commands as cmd
 from service.game.decider import decide, evolve
-
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_game.py"
-_spec = importlib.util.spec_from_file_location("bench_game", _BENCH)
-assert _spec is not None and _spec.loader is not None
-bench_game = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_game)
+from tests.support import random_play
 
 
 @settings(max_examples=60, deadline=None)
@@ -32,7 +25,7 @@ def test_the_turn_changes_exactly_when_it_is_handed_on(
     """`step`: how far the clock moves per command (a microsecond at least: commands never
     share a clock reading); `timeouts`: how often the timer acts instead of the player."""
     rng = random.Random(seed)
-    state = bench_game.new_table(rng)
+    state = random_play.new_table(rng)
     now = 1_000.0
     handed = 0
     for _ in range(400):
@@ -46,7 +39,7 @@ def test_the_turn_changes_exactly_when_it_is_handed_on(
             now = max(now, deadline)
             command: cmd.TableCommand = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = bench_game.random_command(state, rng, now)
+            command = random_play.random_command(state, rng, now)
         for event in decide(state, command):
             before = current_turn("t", state)
             state = evolve(state, event)

@@ -1,7 +1,7 @@
 """The compiled build (docs/ARCHITECTURE.md "Compiled build (mypyc)") must behave exactly like
 the pure one.
 
-Builds the listed modules into a scratch copy of the project with bench/compiled.py, which
+Builds the listed modules into a scratch copy of the project with tests/support/compiled.py, which
 also checks that every one loads from a C extension, then runs there, against them: this whole
 folder (rules, properties, golden digests), and the store and service suites of the compiled
 live fan-out (the store contract on Redis and embedded, the live feed, views). About 1.5 min.
@@ -9,7 +9,6 @@ live fan-out (the store contract on Redis and embedded, the live feed, views). A
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -17,12 +16,7 @@ from pathlib import Path
 
 import pytest
 
-_BUILDER = Path(__file__).resolve().parents[2] / "bench" / "compiled.py"
-_spec = importlib.util.spec_from_file_location("svara_compiled_build", _BUILDER)
-assert _spec is not None and _spec.loader is not None
-compiled = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(compiled)
-
+from tests.support import compiled
 
 # What runs against the compiled modules besides tests/game: the suites of the compiled store
 # and live-feed modules (the ones that start no extra servers, so they cannot collide with the

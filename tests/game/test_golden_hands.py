@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import importlib.util
 import json
 import random
 from collections.abc import Callable
@@ -41,13 +40,7 @@ from service.game import commands as cmd
 from service.game.decider import decide, evolve, fold, step
 from service.game.legal import legal_actions
 from service.game.state import TableState, decode_state, encode_state
-
-# The bench's own move chooser, loaded from its file (bench/ is not a package).
-_BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_game.py"
-_spec = importlib.util.spec_from_file_location("bench_game", _BENCH)
-assert _spec is not None and _spec.loader is not None
-bench_game = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_game)
+from tests.support import random_play  # the benchmarks' random legal play
 
 EVENTS_DIGEST = "91890901b7ce47ae653701b599d4f952a5681786f1d591df7198953da843da43"
 # Changed on purpose when `TableState` gained `name` and `private` (the social table,
@@ -85,7 +78,7 @@ def _play(
     encode = msgspec.msgpack.Encoder().encode
     events_hash, states_hash = hashlib.sha256(), hashlib.sha256()
     rng = random.Random(seed)
-    state: TableState = bench_game.new_table(rng)
+    state: TableState = random_play.new_table(rng)
     now, done = 1_000.0, 0
     while done < hands:
         hand = state.hand
@@ -97,7 +90,7 @@ def _play(
             now = max(now, deadline)
             command = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = bench_game.random_command(state, rng, now)
+            command = random_play.random_command(state, rng, now)
         if use_step:
             events, state = step(state, command)
         else:
@@ -140,7 +133,7 @@ def _as_written_before_handover(events: list[ev.TableEvent]) -> list[ev.TableEve
 
 def test_logs_written_before_the_handover_replay_to_the_same_states() -> None:
     rng = random.Random(11)
-    state: TableState = bench_game.new_table(rng)
+    state: TableState = random_play.new_table(rng)
     now, done, split = 1_000.0, 0, 0
     while done < 100:
         hand = state.hand
@@ -151,7 +144,7 @@ def test_logs_written_before_the_handover_replay_to_the_same_states() -> None:
             now = max(now, state.deadline)
             command = cmd.Tick(now=now, seed=rng.randbytes(32))
         else:
-            command = bench_game.random_command(state, rng, now)
+            command = random_play.random_command(state, rng, now)
         events, new = step(state, command)
         old_style = _as_written_before_handover(events)
         split += len(old_style) - len(events)

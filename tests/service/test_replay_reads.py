@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 import redis
 
-from bench.bench_replay import build
 from events.store import open_store
 from service.tables.facade import User
 from service.tables.service import TableService
 from tests.support import ports
+from tests.support.random_play import write_big_table as build
 
 PORTS = range(7700, 7750)
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.replay import load_state
 from events.store.base import StoredEvent
 from events.store.factory import embedded_store, open_redis_store
 from events.store.redis_store import RedisEventStore
+from tests.support.fast_replay import load_state
 
 
 class Toy(msgspec.Struct, frozen=True):

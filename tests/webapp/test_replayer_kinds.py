@@ -8,7 +8,6 @@ the step the corpus names for it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +19,8 @@ from playwright.async_api import Browser
 from events.store.redis_store import RedisEventStore
 from tests.support.browser import Contexts
 from tests.support.http_player import HttpPlayer
-from tests.support.serve import DEV_TOKEN, REPO, Server
+from tests.support.replayer_hand import svara_hand
+from tests.support.serve import DEV_TOKEN, Server
 from tests.support.telegram import LIGHT, fragment, sign, telegram_page
 from tests.webapp.replays import (
     close_table,
@@ -37,7 +37,6 @@ from tests.webapp.tables import drive, new_user_id, play_on
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 GOOD = ["v1-deck", "v2-deck", "svara", "split-pot", "capped-showdown", "blinds", "timeout",
         "player-left"]
-BENCH = REPO / "bench" / "bench_replayer.py"
 TAMPERED = ["changed-bet-hash-kept", "changed-bet", "swapped-cards", "wrong-seed", "removed-event"]
 
 
@@ -147,13 +146,9 @@ async def test_a_tampered_log_is_marked_where_it_broke(
 
 
 async def test_the_replayer_bench_loads_its_hand() -> None:
-    """bench/bench_replayer.py (not a test: it measures) still finds its hand: the corpus's
-    svara, replayed and exported by the service, several deals and about 40 events."""
-    spec = importlib.util.spec_from_file_location("bench_replayer", BENCH)
-    assert spec and spec.loader
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    replay, exported, deals = await bench.svara_hand()
+    """The replayer benchmark's hand (bench/bench_replayer.py; not a test: it measures): the
+    corpus's svara, replayed and exported by the service, several deals and about 40 events."""
+    replay, exported, deals = await svara_hand()
     assert deals >= 3 and len(replay["steps"]) >= 36
     assert json.loads(exported)["hand"] == replay["hand"]
 

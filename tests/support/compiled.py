@@ -1,7 +1,7 @@
 """Build the compiled game core (mypyc) into a scratch copy of the project, for the benchmark
 and for the test that runs tests/game against it; the working tree stays pure Python.
 
-    python bench/compiled.py DEST     # copy the project to DEST and compile it there
+    python -m tests.support.compiled DEST    # copy the project to DEST and compile it there
 
 The modules are those of `[tool.svara] compiled` in pyproject.toml, the same the
 `SVARA_COMPILE=1` install compiles (setup.py). Needs mypy (in the `test` extra).
@@ -15,7 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def compiled_modules() -> list[str]:
@@ -42,7 +42,6 @@ def build(dest: Path, *, with_tests: bool = False) -> Path:
             shutil.copy2(REPO / "tests" / name, dest / "tests" / name)
         for suite in TEST_DIRS:
             shutil.copytree(REPO / "tests" / suite, dest / "tests" / suite, ignore=ignore)
-        shutil.copytree(REPO / "bench", dest / "bench", ignore=ignore)
     modules = compiled_modules()
     done = subprocess.run(
         [sys.executable, "-m", "mypyc", *modules], cwd=dest, capture_output=True, text=True

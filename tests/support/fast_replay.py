@@ -1,6 +1,6 @@
-"""Replay for the store benchmark: through the snapshot (`load_state`) and the fast path
-(`read_pages`). The service loads tables its own way (`service/tables/repo.py`); these are
-the benchmark's reference loaders, so they live beside it, not in the store.
+"""Reference loaders for the store benchmark and the store tests: through the snapshot
+(`load_state`) and the fast path (`read_pages`). The service loads tables its own way
+(`service/tables/repo.py`); these are measured and tested beside it, not part of the store.
 
 Snapshots are only a cache (docs/ARCHITECTURE.md "The event log: guarantees", 10): whatever
 goes wrong with one -- missing, from an older code version, corrupt -- the answer is the same
@@ -15,12 +15,12 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
-from bench.gcpause import gc_paused
 from events.store import redis_store
 from events.store.base import EventStore, StoredEvent
 from events.store.entries import datas_of, version_of
 from events.store.keys import keys_for
 from events.store.redis_store import RedisEventStore
+from tests.support.gcpause import gc_paused
 
 S = TypeVar("S")
 log = logging.getLogger(__name__)

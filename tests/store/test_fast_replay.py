@@ -1,5 +1,5 @@
-"""The benchmark's replay fast path (`bench.replay.read_pages`) yields what `read` returns, on
-the embedded store and on the real Redis at REDIS_TEST_URL (uuid stream names)."""
+"""The benchmark's replay fast path (`tests.support.fast_replay.read_pages`) yields what `read`
+returns, on the embedded store and on the real Redis at REDIS_TEST_URL (uuid stream names)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator
 import fakeredis
 import pytest
 
-from bench import replay
-from bench.replay import read_pages
 from events.store import redis_store
 from events.store.factory import embedded_store, open_redis_store
 from events.store.redis_store import RedisEventStore
+from tests.support import fast_replay as replay
+from tests.support.fast_replay import read_pages
 from tests.support.redis import REDIS_TEST_URL
 from tests.support.streams import new_stream
 

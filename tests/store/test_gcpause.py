@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from bench.gcpause import gc_paused
+from tests.support.gcpause import gc_paused
 
 
 def test_pauses_nest_and_restore() -> None:
