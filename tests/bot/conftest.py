@@ -14,6 +14,8 @@ from aiohttp import web
 
 from service.bot import attach_bot
 from service.bot.ports import LiveTables
+from service.bot.runner import WATCH_KEY
+from service.bot.watch import TableWatch
 from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, free_port
 from tests.bot.live import Live
 from tests.bot.serving import Deployment
@@ -54,7 +56,13 @@ def stub_tables() -> StubTables:
 
 
 @pytest.fixture
-async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
+def bot_watches() -> list[TableWatch]:
+    """The table watch of every bot `bot_app` started, in order (to wait until they are idle)."""
+    return []
+
+
+@pytest.fixture
+async def bot_app(fake_api: FakeBotAPI, bot_watches: list[TableWatch]) -> AsyncIterator[BotApp]:
     """Start an aiohttp app (on a real port) with the bot attached; returns its base URL."""
     runners: list[web.AppRunner] = []
 
@@ -66,6 +74,7 @@ async def bot_app(fake_api: FakeBotAPI) -> AsyncIterator[BotApp]:
         runner = web.AppRunner(app, shutdown_timeout=0.1)
         await runner.setup()
         runners.append(runner)
+        bot_watches.append(app[WATCH_KEY])
         port = free_port()
         await web.TCPSite(runner, "127.0.0.1", port).start()
         return f"http://127.0.0.1:{port}"

@@ -17,6 +17,7 @@ from service.bot import texts
 from service.bot.config import WEBHOOK_PATH, webhook_secret
 from service.bot.keyboards import SitIn
 from service.bot.pings import current_turn
+from service.bot.watch import TableWatch
 from service.tables.facade import FeedItem
 from tests.bot.botkit import PUBLIC_URL, TOKEN, BotApp, say
 from tests.bot.live import Live, Table, expected_ping, people, ping_to, pings_to, to_chat
@@ -229,7 +230,7 @@ class NullSink:
 @pytest.mark.serial  # the replicas' race for each ping is timed by a paced sender
 async def test_two_replicas_send_one_ping_per_turn_and_one_result_per_hand(
     services: Factory, clock: FakeClock, fake_api: FakeBotAPI, bot_app: BotApp,
-    caplog: pytest.LogCaptureFixture,
+    bot_watches: list[TableWatch], caplog: pytest.LogCaptureFixture,
 ) -> None:
     one, two = await services(), await services()
     url_one = await bot_app(one, mode="webhook")
@@ -277,7 +278,14 @@ async def test_two_replicas_send_one_ping_per_turn_and_one_result_per_hand(
             return posted + fake_api.calls_of("editMessageText", to_chat(group))
 
         await fake_api.wait_until(lambda: len(results()) >= 2)  # the group is paced too
-        await asyncio.sleep(1.0)  # room for a wrong third
+        # No wrong third: both bots have looked at every event of the table and every job
+        # they started for it (pings, results, each paced and sent) has finished.
+        head, _ = await one.state(table_id)
+
+        def idle() -> bool:
+            return all(w._seen.get(table_id, 0) >= head and not w._tasks for w in bot_watches)
+
+        await eventually(idle, 30)
         assert [c.method for c in results()] == ["sendMessage", "editMessageText"]
     finally:
         follow.cancel()
