@@ -42,7 +42,7 @@ PAGE = """<!doctype html><html lang="en" dir="ltr"><head><meta charset="utf-8">
 <link rel="stylesheet" href="css/panels.css"><link rel="stylesheet" href="css/replay.css">
 </head><body><main id="screen"></main></body></html>"""
 
-STEPS_JS = """async ([replay, exported, rounds]) => {
+STEPS_JS = """async ([replay, exported, rounds, pace]) => {
   const { setLanguage } = await import('/js/i18n.js');
   await setLanguage('en');
   const { ReplayScreen } = await import('/js/replay.js');
@@ -57,7 +57,9 @@ STEPS_JS = """async ([replay, exported, rounds]) => {
     for (const mode of ['seen', 'open']) {
       screen.setMode(mode);
       for (let i = 0; i < n; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 0));  // a task of its own, as a tap
+        // a task of its own, as a tap; `pace` ms apart, the page idle in between as it is
+        // between a player's taps (0: back to back, the page never idle)
+        await new Promise((resolve) => setTimeout(resolve, pace));
         console.timeStamp('replay-step');  // the trace's thread clock (tts) here and below
         const start = performance.now();
         screen.show(i);
@@ -101,6 +103,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rate", type=float, default=4.0, help="CPU throttling rate")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pace", type=float, default=0.0, metavar="MS",
+                        help="ms between steps (a player's taps; 0: back to back)")
+    parser.add_argument("--trace", type=Path, metavar="FILE",
+                        help="also write the Chromium trace (devtools.timeline) here")
     args = parser.parse_args()
     replay, exported, deals = await svara_hand()
     app = web.Application()
@@ -124,8 +130,11 @@ async def main() -> None:
         cdp = await context.new_cdp_session(tab)
         await cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.rate})
         await browser.start_tracing(page=tab, categories=["devtools.timeline"])
-        found = await tab.evaluate(STEPS_JS, [replay, exported, args.rounds])
-        trace = json.loads(await browser.stop_tracing())
+        found = await tab.evaluate(STEPS_JS, [replay, exported, args.rounds, args.pace])
+        raw = await browser.stop_tracing()
+        trace = json.loads(raw)
+        if args.trace is not None:
+            args.trace.write_bytes(raw)
         await browser.close()
     await runner.cleanup()
     times = found["times"]
@@ -144,6 +153,9 @@ async def main() -> None:
     print(f"each step's best of {args.rounds} rounds ({per_step} steps, both modes): "
           f"p50 {percentile(best, 0.5):.2f} ms, p99 {percentile(best, 0.99):.2f} ms, "
           f"max {max(best):.2f} ms")
+    rounds = ", ".join(f"{percentile(times[r * per_step:(r + 1) * per_step], 0.99):.1f}"
+                       for r in range(args.rounds))
+    print(f"  p99 of each round in turn (the first draws each step's parts): {rounds} ms")
     cpu = step_cpu(trace)
     if cpu:
         # (throttled, the thread clock counts the throttling's own time too: at --rate 1 it is
