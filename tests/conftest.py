@@ -13,13 +13,31 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import redis
 import redis.asyncio as aioredis
+import redis.exceptions
 from xdist.remote import Producer
 
 from tests.support import xdist
 from tests.support.clock import FakeClock
-from tests.support.redis import REDIS_TEST_URL
+from tests.support.redis import REDIS_TEST_URL, RUN_MARK, delete_matching
 from tests.support.services import Factory, service_factory
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _delete_what_the_run_made() -> Iterator[None]:
+    """At the end of this process's run, the keys that carry its RUN_MARK (streams, indexes,
+    servers' namespaces made without a test's `unique` id) go from the shared Redis."""
+    yield
+    client = redis.Redis.from_url(REDIS_TEST_URL)
+    try:
+        keys = list(client.scan_iter(match=f"*{RUN_MARK}*", count=1000))
+        for start in range(0, len(keys), 500):
+            client.delete(*keys[start : start + 500])
+    except (OSError, redis.exceptions.ConnectionError):
+        pass  # no Redis: the run wrote nothing there
+    finally:
+        client.close()
 
 
 @pytest.fixture
@@ -29,7 +47,9 @@ def unique() -> str:
 
 
 @pytest.fixture
-async def redis_url() -> AsyncIterator[str]:
+async def redis_url(unique: str) -> AsyncIterator[str]:
+    """The real Redis of the tests; afterwards every key with the test's `unique` id in it
+    (its namespaces, streams, key-value names) is deleted: the server is shared."""
     client = aioredis.Redis.from_url(REDIS_TEST_URL)
     try:
         await client.ping()
@@ -43,6 +63,7 @@ async def redis_url() -> AsyncIterator[str]:
     finally:
         await client.aclose()
     yield REDIS_TEST_URL
+    await delete_matching(REDIS_TEST_URL, f"*{unique}*")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -33,8 +32,10 @@ def public(events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return out
 
 
-async def test_two_processes_one_table(redis_url: str, session: aiohttp.ClientSession) -> None:
-    namespace = f"apitest-{uuid.uuid4().hex[:12]}"
+async def test_two_processes_one_table(
+    redis_url: str, session: aiohttp.ClientSession, unique: str
+) -> None:
+    namespace = f"apitest-{unique}"
     a = Server(server_env(redis_url, namespace=namespace)).start()
     b = Server(server_env(redis_url, namespace=namespace)).start()
     try:

@@ -6,7 +6,6 @@ index written with the events) -- each settled hand counted once -- and the boar
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -39,9 +38,9 @@ async def _my_hands(player: HttpPlayer) -> list[dict[str, Any]]:
 
 
 async def test_stats_survive_kill_9_and_agree_across_replicas(
-    redis_url: str, session: aiohttp.ClientSession
+    redis_url: str, session: aiohttp.ClientSession, unique: str
 ) -> None:
-    namespace = f"apitest-{uuid.uuid4().hex[:12]}"
+    namespace = f"apitest-{unique}"
     a = Server(server_env(redis_url, namespace=namespace))
     b = Server(server_env(redis_url, namespace=namespace))
     try:

@@ -10,7 +10,6 @@ import random
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -45,8 +44,10 @@ async def _move(players: list[HttpPlayer], table: str, rng: random.Random) -> No
     await asyncio.sleep(0.05)
 
 
-async def test_tournament_survives_a_kill_9(redis_url: str, session: aiohttp.ClientSession) -> None:
-    namespace = f"apitest-{uuid.uuid4().hex[:12]}"
+async def test_tournament_survives_a_kill_9(
+    redis_url: str, session: aiohttp.ClientSession, unique: str
+) -> None:
+    namespace = f"apitest-{unique}"
     a = Server(server_env(redis_url, namespace=namespace)).start()
     b = Server(server_env(redis_url, namespace=namespace)).start()
     try:

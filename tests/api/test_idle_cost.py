@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -86,9 +85,9 @@ async def finished_tables(redis_url: str, namespace: str, users: list[User]) -> 
 
 
 async def test_finished_tables_cost_no_idle_cpu_and_the_lobby_stays_fast(
-    redis_url: str, session: aiohttp.ClientSession
+    redis_url: str, session: aiohttp.ClientSession, unique: str
 ) -> None:
-    namespace = f"idle-{uuid.uuid4().hex[:10]}"
+    namespace = f"idle-{unique}"
     server = Server(server_env(redis_url, namespace=namespace)).start()
     assert server.proc is not None
     try:

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-import redis.asyncio as aioredis
-import redis.exceptions
 from aiohttp import web
 
 from service.bot import attach_bot
@@ -22,7 +20,7 @@ from tests.bot.serving import Deployment
 from tests.bot.tables_stub import StubTables
 from tests.support.clock import FakeClock
 from tests.support.fake_bot_api import FakeBotAPI
-from tests.support.redis import REDIS_TEST_URL
+from tests.support.redis import REDIS_TEST_URL, delete_matching
 from tests.support.services import Factory
 
 
@@ -31,15 +29,7 @@ async def _delete_what_the_test_made(unique: str) -> AsyncIterator[None]:
     """Every key a test of this suite writes to the shared Redis has its `unique` id in it
     (namespaces, key-value names): delete them afterwards."""
     yield
-    client = aioredis.Redis.from_url(REDIS_TEST_URL)
-    try:
-        keys = [key async for key in client.scan_iter(match=f"*{unique}*", count=1000)]
-        for start in range(0, len(keys), 500):
-            await client.delete(*keys[start : start + 500])
-    except (OSError, redis.exceptions.ConnectionError):  # no Redis: nothing was written there
-        pass
-    finally:
-        await client.aclose()
+    await delete_matching(REDIS_TEST_URL, f"*{unique}*")
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from events.store.redis_store import RedisEventStore
+from tests.support.redis import RUN_MARK
 from tests.support.streams import new_stream
 
 MakeStore = Callable[..., RedisEventStore]
@@ -24,7 +25,7 @@ def indexed_stream(store: RedisEventStore) -> str:
 
 
 def new_index() -> str:
-    return f"ix{uuid.uuid4().hex[:12]}"
+    return f"ix{RUN_MARK}{uuid.uuid4().hex[:12]}"
 
 
 class OnAStore:

@@ -10,6 +10,7 @@ import pytest
 from events.store.base import IndexOp
 from events.store.redis_store import RedisEventStore
 from tests.store.contract_base import MakeStore, OnAStore, indexed_stream, new_index
+from tests.support.redis import RUN_MARK
 from tests.support.streams import new_stream
 
 
@@ -107,7 +108,7 @@ class IndexContract(OnAStore):
         assert await store.marked(ix) == [("u1:t1", 12.0)]
 
     async def test_stream_names_finds_streams_by_prefix(self, store: RedisEventStore) -> None:
-        prefix = f"scan{uuid.uuid4().hex[:8]}:"
+        prefix = f"scan{RUN_MARK}{uuid.uuid4().hex[:8]}:"
         names = {f"{prefix}table:{i}" for i in range(12)} | {f"{prefix}wallet:{i}" for i in
                                                             range(3)}
         for name in names:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import msgspec
 import pytest
@@ -14,6 +13,7 @@ from events.store.base import StoredEvent
 from events.store.factory import embedded_store, open_redis_store
 from events.store.redis_store import RedisEventStore
 from tests.support.fast_replay import load_state
+from tests.support.streams import new_stream
 
 
 class Toy(msgspec.Struct, frozen=True):
@@ -47,7 +47,7 @@ batches_st = st.lists(st.integers(1, 4), min_size=1, max_size=25)
 
 
 async def check_every_cut(store: RedisEventStore, datas: list[bytes], batches: list[int]) -> None:
-    s = f"table:{uuid.uuid4().hex[:12]}"
+    s = new_stream()
     version, i, b = 0, 0, 0
     while i < len(datas):  # append in batches of varying size
         size = batches[b % len(batches)]

@@ -8,6 +8,7 @@ import secrets
 from typing import Any
 
 from tests.support.http_player import PLAY_TYPES, HttpPlayer, check_view_privacy, choose
+from tests.support.redis import RUN_MARK
 
 JSON = dict[str, Any]
 TOKEN = "4242:e2e-token"
@@ -19,7 +20,7 @@ def server_env(redis_url: str, *, namespace: str | None = None, **extra: str) ->
     Servers meant to share tables must be given the same `namespace`."""
     return {"REDIS_URL": redis_url, "BOT_TOKEN": TOKEN, "BOT_MODE": "off",
             "RATE_LIMIT_PER_SECOND": "200", "RATE_LIMIT_BURST": "400",
-            "SVARA_NAMESPACE": namespace or f"apitest-{secrets.token_hex(6)}", **extra}
+            "SVARA_NAMESPACE": namespace or f"apitest-{RUN_MARK}{secrets.token_hex(6)}", **extra}
 
 
 def user_ids(n: int) -> list[int]:

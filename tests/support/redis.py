@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 from urllib.parse import urlsplit, urlunsplit
 
+import redis.asyncio as aioredis
+import redis.exceptions
+
 from tests.support.ports import worker_index
 
 DATABASES = 16  # redis-server's default `databases`
@@ -26,3 +29,23 @@ def worker_url(url: str) -> str:
 
 
 REDIS_TEST_URL = worker_url(os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/0"))
+
+# In every key name this test process makes without a test's `unique` id (its fresh streams,
+# indexes and servers' namespaces): the run's end deletes the keys that carry it
+# (tests/conftest.py), so the shared server keeps nothing of the run.
+RUN_MARK = f"run{os.getpid():x}x"
+
+
+async def delete_matching(url: str, pattern: str) -> int:
+    """Delete every key of `url`'s database matching `pattern` (SCAN, then DEL in batches);
+    how many. A Redis that is not there has nothing of the test's: 0."""
+    client = aioredis.Redis.from_url(url)
+    try:
+        keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+        return len(keys)
+    except (OSError, redis.exceptions.ConnectionError):
+        return 0
+    finally:
+        await client.aclose()

@@ -10,10 +10,11 @@ from typing import Any
 
 from events.store.base import StoredEvent
 from events.store.redis_store import RedisEventStore
+from tests.support.redis import RUN_MARK
 
 
 def new_stream() -> str:
-    return f"table:{uuid.uuid4().hex[:12]}"
+    return f"table:{RUN_MARK}{uuid.uuid4().hex[:12]}"
 
 
 async def take(it: AsyncIterator[StoredEvent], n: int, wait: float = 5.0) -> list[StoredEvent]:
