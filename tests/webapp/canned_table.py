@@ -139,8 +139,7 @@ async def shown_live(page: Page) -> None:
 async def open_table(browser: Contexts, server: Server, view: dict[str, Any], *,
                      hands: list[dict[str, Any]] | None = None, **options: Any) -> Player:
     """Cleo opens the canned table (`options`: the context's, e.g. width, height, locale)."""
-    player = await Player.open(browser, server.url, "Cleo", **options)
-    player.user_id = 900 + ME
+    player = await Player.signed_in(browser, "Cleo", 900 + ME, **options)
     await route_canned(player.page, server, view, hands)
     await player.page.goto(f"{server.url}/?table={TABLE}")
     await shown_live(player.page)

@@ -110,6 +110,24 @@ class Player:
         player.user_id = await page.evaluate("JSON.parse(localStorage['svara.devUser']).id")
         return player
 
+    @classmethod
+    async def signed_in(
+        cls, browser: Contexts, name: str, user_id: int, *, width: int = 390, height: int = 844,
+        **options: Any,
+    ) -> Player:
+        """A player whose page starts as the dev login leaves it (`svara.devUser` in its
+        storage), without loading the lobby first: for pages that open a table straight away
+        (the canned tables)."""
+        context = await browser.new_context(viewport={"width": width, "height": height}, **options)
+        user = json.dumps({"id": user_id, "name": name})
+        await context.add_init_script(f"localStorage.setItem('svara.devUser', {json.dumps(user)})")
+        page = await context.new_page()
+        page.set_default_timeout(10_000)
+        player = cls(page, name)
+        player.watch(page)
+        player.user_id = user_id
+        return player
+
     def watch(self, page: Page) -> None:
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         page.on("websocket", lambda ws: ws.on(

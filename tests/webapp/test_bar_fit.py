@@ -135,8 +135,8 @@ async def test_everything_in_the_bar_fits_the_phone(
     wrong: dict[str, list[Any]] = {}
     # One player, one page: each state is the canned table's answer when the page opens the
     # table again (a fresh load of the app, the routes answering from `view`).
-    cleo = await Player.open(browser, server.url, "Cleo", width=width, height=height,
-                             locale=LOCALES[lang])
+    cleo = await Player.signed_in(browser, "Cleo", 900 + ME, width=width, height=height,
+                                  locale=LOCALES[lang])
     page = cleo.page
     view: dict[str, Any] = {}
     await route_canned(page, server, view)
