@@ -175,7 +175,8 @@ async def drop_keys(redis_url: str) -> int:
     client = Redis.from_url(redis_url)
     gone = 0
     try:
-        for pattern in (f"bare:{{bench-{BENCH_ID}-*", f"svara:{{bench-{BENCH_ID}:*"):
+        # (svara's: the namespace's streams and its index, stats and marker keys)
+        for pattern in (f"bare:{{bench-{BENCH_ID}-*", f"svara:*bench-{BENCH_ID}:*"):
             batch = []
             async for key in client.scan_iter(match=pattern, count=2000):
                 batch.append(key)

@@ -202,8 +202,9 @@ async def delete_namespace(redis_url: str, namespace: str) -> None:
     client: Any = (RedisCluster.from_url(redis_url.replace("redis+cluster://", "redis://", 1))
                    if cluster else Redis.from_url(redis_url))
     try:
-        # one key at a time on a cluster: a DELETE of several keys must stay in one slot
-        async for key in client.scan_iter(match=f"svara:{{{namespace}:*", count=1000):
+        # one key at a time on a cluster: a DELETE of several keys must stay in one slot; the
+        # namespace's streams, and its index, stats and marker keys (`svara:{#ix}:ix:<ns>:...`)
+        async for key in client.scan_iter(match=f"svara:*{namespace}:*", count=1000):
             await client.delete(key)
     finally:
         await client.aclose()

@@ -157,7 +157,7 @@ async def drop_keys(redis_url: str) -> None:
     client = Redis.from_url(redis_url)
     try:
         batch = [key async for key in
-                 client.scan_iter(match=f"svara:{{bench-{api.BENCH_ID}-w*", count=2000)]
+                 client.scan_iter(match=f"svara:*bench-{api.BENCH_ID}-w*", count=2000)]
         for i in range(0, len(batch), 1000):
             await client.unlink(*batch[i:i + 1000])
     finally:
