@@ -96,13 +96,8 @@ class Player:
         cls, browser: Contexts, base_url: str, name: str, *, init_script: str | None = None,
         width: int = 390, height: int = 844, **options: Any,
     ) -> Player:
-        context = await browser.new_context(viewport={"width": width, "height": height}, **options)
-        if init_script:
-            await context.add_init_script(init_script)
-        page = await context.new_page()
-        page.set_default_timeout(10_000)
-        player = cls(page, name)
-        player.watch(page)
+        player = await cls._on_new_page(browser, name, init_script, width, height, options)
+        page = player.page
         await page.goto(base_url + "/")
         await page.fill("input[name=name]", name)
         await page.click("[data-action=login]")
@@ -118,14 +113,24 @@ class Player:
         """A player whose page starts as the dev login leaves it (`svara.devUser` in its
         storage), without loading the lobby first: for pages that open a table straight away
         (the canned tables)."""
-        context = await browser.new_context(viewport={"width": width, "height": height}, **options)
         user = json.dumps({"id": user_id, "name": name})
-        await context.add_init_script(f"localStorage.setItem('svara.devUser', {json.dumps(user)})")
+        player = await cls._on_new_page(
+            browser, name, f"localStorage.setItem('svara.devUser', {json.dumps(user)})",
+            width, height, options)
+        player.user_id = user_id
+        return player
+
+    @classmethod
+    async def _on_new_page(cls, browser: Contexts, name: str, init_script: str | None,
+                           width: int, height: int, options: dict[str, Any]) -> Player:
+        """A player on a page of a new context of that size, its errors and frames watched."""
+        context = await browser.new_context(viewport={"width": width, "height": height}, **options)
+        if init_script:
+            await context.add_init_script(init_script)
         page = await context.new_page()
         page.set_default_timeout(10_000)
         player = cls(page, name)
         player.watch(page)
-        player.user_id = user_id
         return player
 
     def watch(self, page: Page) -> None:
