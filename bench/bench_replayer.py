@@ -2,7 +2,7 @@
 headless Chromium with the CPU slowed down 4 times (CDP Emulation.setCPUThrottlingRate), as on
 a cheap phone:
 
-    python3 bench/bench_replayer.py [--rate 4] [--rounds 5]
+    python3 bench/bench_replayer.py [--rate 4] [--rounds 5] [--pace MS] [--pin] [--no-trace]
 
 The hand: the svara of docs/verifier-corpus (40 events, several deals), its table's stored log
 written into the embedded store, its replay and export answered by the service itself. The page
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,31 @@ def step_cpu(trace: dict[str, Any]) -> list[float]:
     return out
 
 
+def pin_main_thread() -> None:
+    """Every thread of every Chromium process and of this one on CPU 0, the pages' renderer
+    main threads (a renderer's main thread id is its process id) on CPU 1. Unpinned, on two
+    cores, the browser's compositor, raster and GPU threads (some at a higher priority) and
+    the throttling thread itself take the page's core at times: a step then waits, or is
+    throttled less than 4 times."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if command.startswith(b"/usr/lib/chromium/"):
+            pids.append((int(entry), b"--type=renderer" in command))
+    os.sched_setaffinity(0, {0})
+    for pid, _ in pids:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            os.sched_setaffinity(int(task), {0})
+    for pid, renderer in pids:
+        if renderer:
+            os.sched_setaffinity(pid, {1})
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -105,6 +131,13 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--pace", type=float, default=0.0, metavar="MS",
                         help="ms between steps (a player's taps; 0: back to back)")
+    parser.add_argument("--pin", action="store_true",
+                        help="the page's main thread on a core of its own, every other thread "
+                             "of the browser and this process on another (Linux; 2 cores at "
+                             "least), as on a phone whose compositor and raster run beside it")
+    parser.add_argument("--no-trace", action="store_true",
+                        help="no Chromium trace (its own cost stays out of the wall clock; no "
+                             "thread-clock figure)")
     parser.add_argument("--trace", type=Path, metavar="FILE",
                         help="also write the Chromium trace (devtools.timeline) here")
     args = parser.parse_args()
@@ -129,12 +162,17 @@ async def main() -> None:
         await tab.goto(f"http://127.0.0.1:{port}/")
         cdp = await context.new_cdp_session(tab)
         await cdp.send("Emulation.setCPUThrottlingRate", {"rate": args.rate})
-        await browser.start_tracing(page=tab, categories=["devtools.timeline"])
+        if args.pin:
+            pin_main_thread()
+        if not args.no_trace:
+            await browser.start_tracing(page=tab, categories=["devtools.timeline"])
         found = await tab.evaluate(STEPS_JS, [replay, exported, args.rounds, args.pace])
-        raw = await browser.stop_tracing()
-        trace = json.loads(raw)
-        if args.trace is not None:
-            args.trace.write_bytes(raw)
+        trace: dict[str, Any] = {"traceEvents": []}
+        if not args.no_trace:
+            raw = await browser.stop_tracing()
+            trace = json.loads(raw)
+            if args.trace is not None:
+                args.trace.write_bytes(raw)
         await browser.close()
     await runner.cleanup()
     times = found["times"]
