@@ -8,14 +8,13 @@ store and service against real Redis. Set SVARA_ALLOW_NO_REDIS=1 to skip those t
 
 from __future__ import annotations
 
+import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-import redis
 import redis.asyncio as aioredis
-import redis.exceptions
 from xdist.remote import Producer
 
 from tests.support import xdist
@@ -29,15 +28,8 @@ def _delete_what_the_run_made() -> Iterator[None]:
     """At the end of this process's run, the keys that carry its RUN_MARK (streams, indexes,
     servers' namespaces made without a test's `unique` id) go from the shared Redis."""
     yield
-    client = redis.Redis.from_url(REDIS_TEST_URL)
-    try:
-        keys = list(client.scan_iter(match=f"*{RUN_MARK}*", count=1000))
-        for start in range(0, len(keys), 500):
-            client.delete(*keys[start : start + 500])
-    except (OSError, redis.exceptions.ConnectionError):
-        pass  # no Redis: the run wrote nothing there
-    finally:
-        client.close()
+    # (a session's teardown runs after the tests' event loops have stopped: a loop of its own)
+    asyncio.run(delete_matching(REDIS_TEST_URL, f"*{RUN_MARK}*"))
 
 
 @pytest.fixture
