@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -19,23 +18,37 @@ from xdist.remote import Producer
 
 from tests.support import xdist
 from tests.support.clock import FakeClock
-from tests.support.redis import REDIS_TEST_URL, RUN_MARK, delete_matching
+from tests.support.redis import (
+    HANDED_OUT,
+    REDIS_TEST_URL,
+    RUN_MARK,
+    delete_containing,
+    delete_matching,
+    fresh_id,
+)
 from tests.support.services import Factory, service_factory
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _delete_what_the_run_made() -> Iterator[None]:
     """At the end of this process's run, the keys that carry its RUN_MARK (streams, indexes,
-    servers' namespaces made without a test's `unique` id) go from the shared Redis."""
+    servers' namespaces made without a test's `unique` id) go from the shared Redis, and so do
+    the keys with a test's `unique` id that a service wrote after that test's cleanup (a
+    projection catching up while its service closed)."""
     yield
+
+    async def sweep() -> None:
+        await delete_matching(REDIS_TEST_URL, f"*{RUN_MARK}*")
+        await delete_containing(REDIS_TEST_URL, HANDED_OUT)
+
     # (a session's teardown runs after the tests' event loops have stopped: a loop of its own)
-    asyncio.run(delete_matching(REDIS_TEST_URL, f"*{RUN_MARK}*"))
+    asyncio.run(sweep())
 
 
 @pytest.fixture
 def unique() -> str:
     """A fresh id for keys/tables so tests never collide (the test Redis is shared)."""
-    return uuid.uuid4().hex[:12]
+    return fresh_id()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ and its listing row answer the schedule it got, and the OpenAPI body lists both 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from service.api.config import Config
 from service.api.openapi import openapi_document
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
+from tests.support.redis import fresh_id
 from tests.support.signed import auth
 
 Client = TestClient[web.Request, web.Application]
@@ -29,7 +29,7 @@ USER = 7_700_001
 @pytest.fixture
 async def client(redis_url: str, config: Config) -> AsyncIterator[Client]:
     service = TableService(open_store(redis_url), clock=FakeClock(),
-                           namespace=f"t{uuid.uuid4().hex}:", think_seconds=0.0)
+                           namespace=f"t{fresh_id()}:", think_seconds=0.0)
     try:
         async with TestClient(TestServer(make_app(config, tables=service))) as c:
             yield c

@@ -8,6 +8,7 @@ whatever namespaces they pick.
 from __future__ import annotations
 
 import os
+import uuid
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -35,6 +36,17 @@ REDIS_TEST_URL = worker_url(os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:
 # (tests/conftest.py), so the shared server keeps nothing of the run.
 RUN_MARK = f"run{os.getpid():x}x"
 
+# Every test id `fresh_id` handed out in this process: the run's end sweeps the keys that still
+# hold one (tests/conftest.py).
+HANDED_OUT: set[str] = set()
+
+
+def fresh_id() -> str:
+    """A new 12-hex-digit id for a test's keys and tables, remembered for the run-end sweep."""
+    made = uuid.uuid4().hex[:12]
+    HANDED_OUT.add(made)
+    return made
+
 
 async def delete_matching(url: str, pattern: str) -> int:
     """Delete every key of `url`'s database matching `pattern` (SCAN, then DEL in batches);
@@ -42,6 +54,29 @@ async def delete_matching(url: str, pattern: str) -> int:
     client = aioredis.Redis.from_url(url)
     try:
         keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+        return len(keys)
+    except (OSError, redis.exceptions.ConnectionError):
+        return 0
+    finally:
+        await client.aclose()
+
+
+async def delete_containing(url: str, ids: set[str]) -> int:
+    """Delete every key of `url`'s database whose name holds one of `ids` (all of one length):
+    the keys a service wrote for a test after that test's own cleanup had run. How many."""
+    if not ids:
+        return 0
+    width = len(next(iter(ids)))
+    wanted = {i.encode() for i in ids}
+    client = aioredis.Redis.from_url(url)
+    try:
+        keys = [
+            key
+            async for key in client.scan_iter(count=1000)
+            if any(key[at : at + width] in wanted for at in range(len(key) - width + 1))
+        ]
         for start in range(0, len(keys), 500):
             await client.delete(*keys[start : start + 500])
         return len(keys)

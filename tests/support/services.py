@@ -4,7 +4,6 @@ shared Redis."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -17,6 +16,7 @@ from service.api.app import make_app
 from service.api.config import Config
 from service.tables.service import TableService
 from tests.support.clock import FakeClock
+from tests.support.redis import fresh_id
 
 Factory = Callable[..., Awaitable[TableService]]
 
@@ -50,7 +50,7 @@ async def app_on_service(url: str, config: Config, *, start: bool
     clock; `start`: the service's workers run (without them, whatever they would do runs only
     where the test runs it)."""
     clock = FakeClock()
-    service = TableService(open_store(url), clock=clock, namespace=f"t{uuid.uuid4().hex}:",
+    service = TableService(open_store(url), clock=clock, namespace=f"t{fresh_id()}:",
                            think_seconds=0.0, poll_seconds=0.05)
     if start:
         await service.start()

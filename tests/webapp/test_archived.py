@@ -6,7 +6,6 @@ dark screenshots at 390x844)."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +19,12 @@ from service.tables.service import TableService
 from tests.support.archive import IDLE, archive, closed_table
 from tests.support.browser import Contexts, snap
 from tests.support.clock import FakeClock
-from tests.support.redis import REDIS_TEST_URL
+from tests.support.redis import REDIS_TEST_URL, fresh_id
 from tests.support.serve import APP_ENV, DEV_TOKEN, REPO, Server
 from tests.support.service_play import make_users
 
 pytestmark = [pytest.mark.redis, pytest.mark.asyncio(loop_scope="session")]
-NAMESPACE = f"arch{uuid.uuid4().hex[:8]}"
+NAMESPACE = f"arch{fresh_id()}"
 
 
 def catalog(lang: str) -> dict[str, Any]:

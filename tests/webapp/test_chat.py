@@ -7,13 +7,12 @@ shows the player away to the other."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
 
 from tests.support.browser import Contexts
-from tests.support.redis import REDIS_TEST_URL
+from tests.support.redis import REDIS_TEST_URL, fresh_id
 from tests.support.serve import APP_ENV, DEV_TOKEN, Server
 from tests.support.telegram import receive
 from tests.webapp.chatting import bubble_at, person, seqs, until_bubble, until_seq
@@ -24,7 +23,7 @@ pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.redis]
 @pytest.fixture(scope="module")
 def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Server]]:
     env = {"DEV_TOKEN": DEV_TOKEN, "REDIS_URL": REDIS_TEST_URL,
-           "SVARA_NAMESPACE": f"chatui{uuid.uuid4().hex[:8]}"}
+           "SVARA_NAMESPACE": f"chatui{fresh_id()}"}
     logs = tmp_path_factory.mktemp("replicas")
     started: list[Server] = []
     try:
