@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.auth import sign_init_data
+from service.api.context import SOCKETS
 from tests.support.fake_tables import FakeTables
 from tests.support.signed import TOKEN, auth
 
@@ -202,3 +204,31 @@ async def test_sockets_are_set_up_a_few_at_a_time_and_every_one_gets_ready(
         assert {f["version"] for f in frames} == {4}
         for ws in sockets:
             await ws.close()
+
+
+async def test_a_closed_socket_is_freed_without_the_cyclic_collector(client: Client) -> None:
+    """A finished socket leaves no server-side WebSocketResponse in cyclic garbage: reference
+    counting frees it, so churning sockets do not pile up between full collections."""
+    table = await new_table(client, 1)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(20):
+            ws = await connect(client, table, 1)
+            assert (await ws.receive_json(timeout=2))["type"] == "ready"
+            await ws.close()
+        # the app holds its sockets weakly: the set empties as each one is freed
+        sockets = client.server.app[SOCKETS]
+        for _ in range(200):
+            if not sockets:
+                break
+            await asyncio.sleep(0.01)
+        assert not sockets
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        left = [o for o in gc.garbage if isinstance(o, web.WebSocketResponse)]
+        assert left == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()

@@ -70,7 +70,21 @@ async def table_socket(request: web.Request) -> web.WebSocketResponse:
             request.app[GATES].farewell(session.farewell)  # in line, in the background
         if not ws.closed:
             await ws.close()
+        _release_heartbeat_hook(request)
     return ws
+
+
+def _release_heartbeat_hook(request: web.Request) -> None:
+    """With a heartbeat, aiohttp gives the connection's protocol a bound method of the socket
+    (to push the heartbeat back on any bytes received) and keeps it after the socket closed:
+    protocol -> socket -> request -> protocol is then a reference cycle. A socket lives long
+    enough to reach the collector's old generation, so every closed one (its request, transport,
+    parser and buffers) waited for a full collection, and the memory between two of them grew
+    the allocator's arenas for good (docs/PERFORMANCE.md, "Soak"). Without the hook, reference
+    counting frees a closed socket at once."""
+    protocol = request.protocol
+    if protocol is not None:
+        protocol._data_received_cb = None
 
 
 async def close_all(app: web.Application) -> None:
