@@ -81,9 +81,10 @@ def _release_heartbeat_hook(request: web.Request) -> None:
     enough to reach the collector's old generation, so every closed one (its request, transport,
     parser and buffers) waited for a full collection, and the memory between two of them grew
     the allocator's arenas for good (docs/PERFORMANCE.md, "Soak"). Without the hook, reference
-    counting frees a closed socket at once."""
+    counting frees a closed socket at once. (aiohttp before the hook has no such attribute, and
+    its protocol takes no new ones: hence the look first.)"""
     protocol = request.protocol
-    if protocol is not None:
+    if getattr(protocol, "_data_received_cb", None) is not None:
         protocol._data_received_cb = None
 
 
