@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
@@ -51,16 +52,7 @@ def fresh_id() -> str:
 async def delete_matching(url: str, pattern: str) -> int:
     """Delete every key of `url`'s database matching `pattern` (SCAN, then DEL in batches);
     how many. A Redis that is not there has nothing of the test's: 0."""
-    client = aioredis.Redis.from_url(url)
-    try:
-        keys = [key async for key in client.scan_iter(match=pattern, count=1000)]
-        for start in range(0, len(keys), 500):
-            await client.delete(*keys[start : start + 500])
-        return len(keys)
-    except (OSError, redis.exceptions.ConnectionError):
-        return 0
-    finally:
-        await client.aclose()
+    return await _delete_scanned(url, pattern, lambda _key: True)
 
 
 async def delete_containing(url: str, ids: set[str]) -> int:
@@ -70,13 +62,16 @@ async def delete_containing(url: str, ids: set[str]) -> int:
         return 0
     width = len(next(iter(ids)))
     wanted = {i.encode() for i in ids}
+    return await _delete_scanned(
+        url, "*", lambda key: any(key[at : at + width] in wanted
+                                  for at in range(len(key) - width + 1))
+    )
+
+
+async def _delete_scanned(url: str, pattern: str, chosen: Callable[[bytes], bool]) -> int:
     client = aioredis.Redis.from_url(url)
     try:
-        keys = [
-            key
-            async for key in client.scan_iter(count=1000)
-            if any(key[at : at + width] in wanted for at in range(len(key) - width + 1))
-        ]
+        keys = [key async for key in client.scan_iter(match=pattern, count=1000) if chosen(key)]
         for start in range(0, len(keys), 500):
             await client.delete(*keys[start : start + 500])
         return len(keys)
