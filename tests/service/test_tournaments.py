@@ -109,14 +109,17 @@ async def _one_tournament(
 
 async def test_four_players_play_to_the_end(services: Factory, clock: FakeClock) -> None:
     service = await services()
-    # The deals are random: now and then two all-ins end a tournament in two hands, before
-    # its ante rises, which the rest of this test reads; such a one is played again.
-    for _ in range(5):
+    # The deals are random: now and then a tournament ends before a hand is dealt at a risen
+    # ante (two all-ins in the first hands), which the rest of this test reads; such a one
+    # is played again.
+    for _ in range(8):
         users, tid, done, table_id, hands = await _one_tournament(service, clock)
-        if hands >= 3:
+        antes = {(await service.export(table_id, n))["settings"]["ante"]
+                 for n in range(1, hands + 1)}
+        if antes != {SETTINGS.antes[0]}:
             break
     else:
-        raise AssertionError("five tournaments in a row ended within two hands")
+        raise AssertionError("eight tournaments in a row ended before the ante rose")
     winner = next(p for p in done["players"] if p["place"] == 1)
     loaded = await service.repo.load(table_id)
     assert loaded.state is not None and loaded.state.hand_number >= 3
