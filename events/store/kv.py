@@ -13,9 +13,11 @@ embedded). Every operation touches a single key, so it works unchanged on a Clus
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TypeVar
 
 from redis.asyncio import Redis
@@ -94,9 +96,18 @@ class RedisKeyValue:
     Redis raises `StoreUnavailable`, a full one `StoreFull`, as the event store does (with
     its `health`, the same episodes: a stall seen here probes and frees the shared pool)."""
 
-    def __init__(self, client: Redis | RedisCluster, health: Health | None = None) -> None:
+    def __init__(
+        self,
+        client: Redis | RedisCluster,
+        health: Health | None = None,
+        slot: Callable[[], AbstractAsyncContextManager[None]] | None = None,
+    ) -> None:
         self._client: Any = client  # owned by the event store, which closes it
         self._health = health if health is not None else Health()
+        # The event store's gate on the commands in flight over the shared client (see
+        # `RedisEventStore.command_slot`): a storm's presence batch on a Cluster is hundreds
+        # of calls at once, more than a node's pool has connections.
+        self._slot = slot if slot is not None else contextlib.nullcontext
         # redis-py's RedisCluster fails commands sent concurrently before it has read the
         # slot map (AttributeError inside the client); its own initialize() is locked.
         self._ready = not isinstance(client, RedisCluster)
@@ -105,11 +116,12 @@ class RedisKeyValue:
         self._add_member = client.register_script(_ADD_MEMBER)
 
     async def _op(self, op: Callable[..., Awaitable[T]], *args: Any, **kwargs: Any) -> T:
-        with self._health.errors():
-            if not self._ready:
-                await self._client.initialize()
-                self._ready = True
-            return await op(*args, **kwargs)
+        async with self._slot():
+            with self._health.errors():
+                if not self._ready:
+                    await self._client.initialize()
+                    self._ready = True
+                return await op(*args, **kwargs)
 
     async def claim(self, key: str, ttl: float, value: bytes = b"1") -> bool:
         done = await self._op(self._client.set, PREFIX + key, value, nx=True, px=_millis(ttl))
@@ -178,4 +190,5 @@ def key_value_of(store: object) -> KeyValue:
     client = getattr(store, "client", None)
     if client is None:
         raise TypeError(f"{type(store).__name__} has no Redis client to share")
-    return RedisKeyValue(client, getattr(store, "health", None))
+    return RedisKeyValue(client, getattr(store, "health", None),
+                         getattr(store, "command_slot", None))

@@ -354,6 +354,12 @@ class RedisEventStore:
             self._heads.clear()
         self._heads[stream] = (version, hash_)
 
+    def command_slot(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """A place among the commands in flight on this store's client, for whoever else
+        sends commands on it (the key-value store): the Cluster's node pools fail at once
+        when they run out of connections instead of waiting for one."""
+        return self._redis.slot()
+
     # For tests and tools (e.g. tampering, benchmarks): the underlying client.
     @property
     def client(self) -> Redis | RedisCluster:

@@ -155,6 +155,20 @@ class KeyValueContract:
         for key in keys:
             assert await other.members(key, now) == []
 
+    async def test_a_storm_of_member_changes_stays_within_the_connection_pool(
+        self, kv: KeyValue, other: KeyValue
+    ) -> None:
+        """A reconnect storm's presence batch: more keys at once than the store's pool has
+        connections (a Cluster node's pool fails at once when it is out of them, so the
+        changes wait for a place among the store's commands instead)."""
+        now = time.time()
+        keys = [new_key() for _ in range(400)]
+        await kv.change_members([(k, "m", now + 60) for k in keys], [], now=now)
+        members = await asyncio.gather(*(other.members(k, now) for k in keys))
+        assert members == [["m"]] * len(keys)
+        await kv.change_members([], [(k, "m") for k in keys], now=now)
+        assert not any(await asyncio.gather(*(other.members(k, now) for k in keys)))
+
     async def test_unreachable_redis_is_store_unavailable(self) -> None:
         from redis.asyncio import Redis
 
