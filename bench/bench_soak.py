@@ -177,6 +177,7 @@ async def bare_yardstick(redis_url: str, port: int, seconds: float) -> JSON:
     finally:
         http.close()
         api.stop(proc)
+        await api.drop_keys(redis_url)  # the bare stack's streams: the shared Redis keeps none
 
 
 async def soak(args: argparse.Namespace, redis_url: str) -> JSON:

@@ -31,6 +31,7 @@ async def yardstick(redis_url: str, port: int, tables: int = 50, seconds: float 
     finally:
         http.close()
         api.stop(proc)
+        await api.drop_keys(redis_url)  # the bare stack's streams: the shared Redis keeps none
     return result
 
 
