@@ -17,7 +17,6 @@ import contextlib
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol, TypeVar
 
 from redis.asyncio import Redis
@@ -100,7 +99,7 @@ class RedisKeyValue:
         self,
         client: Redis | RedisCluster,
         health: Health | None = None,
-        slot: Callable[[], AbstractAsyncContextManager[None]] | None = None,
+        slot: Callable[[], contextlib.AbstractAsyncContextManager[None]] | None = None,
     ) -> None:
         self._client: Any = client  # owned by the event store, which closes it
         self._health = health if health is not None else Health()
