@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 # Given a key, a new client with ONE dedicated connection to the server holding that key.
 Connect = Callable[[str], Awaitable["Redis"]]
+# Given a key whose server answered MOVED, bring the map `Connect` chooses from up to date.
+Reroute = Callable[[str], Awaitable[None]]
 
 
 class Subscription:
@@ -114,8 +116,10 @@ class Hub:
         block_ms: int = 5000,
         queue_size: int = 1024,
         count: int = 1000,
+        reroute: Reroute | None = None,
     ) -> None:
         self._connect = connect
+        self._reroute = reroute
         self._group_of = group_of
         self._block_ms = block_ms
         self._queue_size = queue_size
@@ -221,11 +225,12 @@ class Hub:
 
     async def _run(self, group: _Group, first_key: str) -> None:
         backoff = 0.05
+        moved = 0  # MOVED answers in a row
         packer = PackedXread(self._count, self._block_ms)
         while group.positions and not self._closed:
+            sample = next(iter(group.positions), first_key)
             try:
                 if group.reader is None:
-                    sample = next(iter(group.positions), first_key)
                     group.opened_at = time.monotonic()
                     group.reader = await self._connect(sample)
                     group.reader.set_response_callback("XREAD", raw)
@@ -238,15 +243,23 @@ class Hub:
                     reply = await self._xread(group.reader, packed)
                 finally:
                     group.in_flight = False
-                backoff = 0.05
+                backoff, moved = 0.05, 0
                 self._dispatch(group, reply)
             except asyncio.CancelledError:
                 raise
             except (rexc.RedisError, OSError) as exc:
                 # Redis restarting, a failover or a moved slot: reconnect and resume from the
                 # positions we hold; nothing is lost because the stream keeps every event.
-                log.warning("stream reader: %s; reconnecting in %.2fs", exc, backoff)
                 await self._drop_connections(group)
+                if isinstance(exc, rexc.MovedError) and self._reroute is not None and moved < 3:
+                    # A failover moved the slot and this process's map still names the old
+                    # primary (nothing else it sends may touch this slot): follow the
+                    # redirection now; backing off would wait for a map that never changes.
+                    moved += 1
+                    log.info("stream reader: MOVED %s; following it", exc)
+                    await self._reroute(sample)
+                    continue
+                log.warning("stream reader: %s; reconnecting in %.2fs", exc, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
         await self._drop_connections(group)

@@ -93,7 +93,8 @@ class RedisEventStore:
         )
         client.set_response_callback("XRANGE", raw)
         client.set_response_callback("XREVRANGE", raw)
-        self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size)
+        self._hub = Hub(connect_reader, reader_group, block_ms=block_ms, queue_size=queue_size,
+                        reroute=self._follow_moved_slot if self._cluster else None)
         # Full and stalled Redis (`events.store.connection`); with a `probe`, a stall drops
         # the stuck connections of the pool, the pipe and the live readers.
         pipe_reset = (self._pipe.drop_stalled,) if self._pipe is not None else ()
@@ -109,6 +110,12 @@ class RedisEventStore:
         self._indexes = Indexes(self._redis, sharded=cluster)
         self._heads: dict[str, tuple[int, str]] = {}
         self._on_close = on_close
+
+    async def _follow_moved_slot(self, key: str) -> None:
+        """A live reader was answered MOVED: one keyed read through the cluster client follows
+        the redirection, which updates the slot map the reader's next connection comes from."""
+        with contextlib.suppress(StoreUnavailable, rexc.RedisError):  # then the reader backs off
+            await self._redis.read(self._client.exists, key)
 
     # -- appending ---------------------------------------------------------------------------
 
