@@ -251,14 +251,15 @@ class Hub:
                 # Redis restarting, a failover or a moved slot: reconnect and resume from the
                 # positions we hold; nothing is lost because the stream keeps every event.
                 await self._drop_connections(group)
-                if isinstance(exc, rexc.MovedError) and self._reroute is not None and moved < 3:
+                if isinstance(exc, rexc.MovedError) and self._reroute is not None:
                     # A failover moved the slot and this process's map still names the old
                     # primary (nothing else it sends may touch this slot): follow the
-                    # redirection now; backing off would wait for a map that never changes.
-                    moved += 1
+                    # redirection; backing off alone would wait for a map that never changes.
                     log.info("stream reader: MOVED %s; following it", exc)
                     await self._reroute(sample)
-                    continue
+                    moved += 1
+                    if moved <= 3:  # at once, unless the cluster keeps pointing elsewhere
+                        continue
                 log.warning("stream reader: %s; reconnecting in %.2fs", exc, backoff)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
