@@ -228,9 +228,9 @@ class Hub:
         moved = 0  # MOVED answers in a row
         packer = PackedXread(self._count, self._block_ms)
         while group.positions and not self._closed:
-            sample = next(iter(group.positions), first_key)
             try:
                 if group.reader is None:
+                    sample = next(iter(group.positions), first_key)
                     group.opened_at = time.monotonic()
                     group.reader = await self._connect(sample)
                     group.reader.set_response_callback("XREAD", raw)
@@ -256,7 +256,7 @@ class Hub:
                     # primary (nothing else it sends may touch this slot): follow the
                     # redirection; backing off alone would wait for a map that never changes.
                     log.info("stream reader: MOVED %s; following it", exc)
-                    await self._reroute(sample)
+                    await self._reroute(next(iter(group.positions), first_key))
                     moved += 1
                     if moved <= 3:  # at once, unless the cluster keeps pointing elsewhere
                         continue
